@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,6 +85,52 @@ func TestBuildCallPathNamesUnresolvedCalls(t *testing.T) {
 	decode(t, m, &res)
 	is.Equal(res.Total, 1)
 	is.Equal(len(res.Notes), 0)
+
+	// The goal need not have a record nor be a supplied record's callee:
+	// asked whether ping, called only through the table, is reachable from
+	// main over main's and dispatch's records, an agent got "no supplied
+	// function or callee is named \"ping\"" (and the same for its address).
+	_, pa := evidence(t, call(t, cs, "procedure_address", map[string]any{"procedure": "ping"}))
+	for _, goal := range []string{"ping", pa["address"].(string)} {
+		r := call(t, cs, "build_call_path", map[string]any{"functions": refs[:2], "start": "main", "goal": goal})
+		if r.isError {
+			t.Fatalf("goal %s: %s", goal, r.text)
+		}
+		var out struct {
+			Total int
+			Notes []string
+			Goal  struct{ Name, Address string }
+		}
+		_, m = evidence(t, r)
+		decode(t, m, &out)
+		is.Equal(out.Total, 0)
+		is.Equal(out.Goal.Name, "ping")
+		is.Equal(out.Goal.Address, pa["address"])
+		is.True(slices.ContainsFunc(out.Notes, func(n string) bool {
+			return strings.Contains(n, "dispatch") && strings.Contains(strings.ToLower(n), "unresolved")
+		}))
+	}
+	// An import's own name names its stub though no record calls it.
+	r := call(t, cs, "build_call_path", map[string]any{"functions": refs[:2], "start": "main", "goal": "printf"})
+	if r.isError {
+		t.Fatalf("goal printf: %s", r.text)
+	}
+	_, m = evidence(t, r)
+	is.Equal(m["goal"].(map[string]any)["name"], "printf@plt")
+	// NAME+OFFSET inside a recorded function is that function, as
+	// trace_call_path reads it (before: "no supplied function or callee is
+	// named \"main+0x4\"").
+	r = call(t, cs, "build_call_path", map[string]any{"functions": refs[:2], "start": "main+0x4", "goal": "dispatch"})
+	if r.isError {
+		t.Fatalf("start main+0x4: %s", r.text)
+	}
+	_, m = evidence(t, r)
+	is.Equal(m["total"], 1.0)
+	code, _ := errCode(t, call(t, cs, "build_call_path", map[string]any{"functions": refs[:2], "start": "main+0x100000", "goal": "dispatch"}))
+	is.Equal(code, core.CodeInvalidRequest) // past main's end
+	// A name the binary does not have is still refused.
+	code, _ = errCode(t, call(t, cs, "build_call_path", map[string]any{"functions": refs[:2], "start": "main", "goal": "pong"}))
+	is.Equal(code, core.CodeInvalidRequest)
 }
 
 // TestAnalystNameShapedLikeAnotherAddress: sub_<hex> is how every address

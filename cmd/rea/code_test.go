@@ -419,6 +419,21 @@ int main(int c, char **v) { puts("go"); return ops[c & 1](c, 2); }
 	is.True(slices.ContainsFunc(ev.Limitations, func(l string) bool {
 		return strings.HasPrefix(l, "The root's address is stored in data at 0x")
 	}))
+	// Before, procedure_callers and a backward trace_call_path answered no
+	// callers and said nothing: an agent took a handler reached only
+	// through its dispatch table for dead code.
+	ev, m = evidence(t, call(t, cs, "procedure_callers", map[string]any{"procedure": "add"}))
+	is.Equal(m["total"], 0.0)
+	is.True(slices.ContainsFunc(ev.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "add's address is stored in data at 0x")
+	}))
+	ev, m = evidence(t, call(t, cs, "trace_call_path", map[string]any{"start": "add", "goal": "main", "direction": "backward"}))
+	is.Equal(m["found"], false)
+	is.True(slices.ContainsFunc(ev.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "add's address is stored in data at 0x")
+	}))
+	ev, _ = evidence(t, call(t, cs, "procedure_callers", map[string]any{"procedure": "main"}))
+	is.Equal(len(ev.Limitations), 0) // main's address is in no table
 }
 
 // Names as an agent gives them: an import's own name reaches its PLT stub,

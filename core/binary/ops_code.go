@@ -733,12 +733,16 @@ func opProcedureCallers() *core.Operation {
 			var items []ProcedureCallersResultItem
 			var ref ProcedureRef
 			var loc []core.Location
+			var lim []string
 			if slot, ok := v.importArg(in.Procedure, err); ok {
 				ref = ProcedureRef{Address: core.Hex(slot), Name: v.analyst.name(slot, v.importAt(slot))}
 				items, err = v.callersOf(ctx, slot, -1)
 			} else if err == nil {
 				ref, loc = v.ref(i), rangeLocation(v.ranges[i])
 				items, err = v.callers(ctx, i)
+				if slots := v.pointerSlots(ctx, v.procs[i].Address); slots != "" && err == nil {
+					lim = append(lim, ref.Name+"'s address is stored in data at "+slots+" (a function pointer, table or vtable slot): calls through it are not listed; xrefs on "+ref.Name+" lists the slots.")
+				}
 			}
 			if err != nil {
 				return nil, err
@@ -746,7 +750,7 @@ func opProcedureCallers() *core.Operation {
 			page := paginate(core.NonNil(items), deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))
 			return &core.Observation{Result: &ProcedureCallersResult{Procedure: ref, Items: page.Items, Offset: page.Offset, Limit: page.Limit,
 				Total: page.Total, NextOffset: page.NextOffset, HasMore: page.HasMore, Truncated: page.HasMore},
-				Locations: loc}, nil
+				Locations: loc, Limitations: lim}, nil
 		},
 	}
 }

@@ -253,6 +253,26 @@ func (v *codeView) pointerSlots(ctx context.Context, addr uint64) string {
 	return strings.Join(slots, ", ")
 }
 
+// storedInData says which of a backward walk's procedures (the first 32,
+// at most 3 of them) have their address stored in data, where calls through
+// a function pointer, table or vtable slot come from that are no edges.
+func (v *codeView) storedInData(ctx context.Context, nodes []CallGraphNode) []string {
+	var lim []string
+	for i, n := range nodes {
+		if i >= 32 || len(lim) >= 3 {
+			break
+		}
+		addr, err := core.ParseHex(n.Address)
+		if n.External || !n.Procedure || err != nil {
+			continue
+		}
+		if slots := v.pointerSlots(ctx, addr); slots != "" {
+			lim = append(lim, n.Name+"'s address is stored in data at "+slots+" (a function pointer, table or vtable slot): callers through it are not edges; xrefs on "+n.Name+" lists the slots.")
+		}
+	}
+	return lim
+}
+
 // defaultGraphNodes bounds get_call_graph's default answer: 48 nodes and
 // their edges stay near 20 KB.
 const defaultGraphNodes = 48
@@ -748,6 +768,11 @@ func opTraceCallPath() *core.Operation {
 				if slots != "" {
 					lim = append(lim, "The goal's address is stored in data at "+slots+" (a function pointer, table or vtable slot): it can be called indirectly; xrefs on the goal lists them.")
 				}
+			}
+			if !forward && (found == nil || !*found) {
+				// Callers through a function pointer are no edges: a
+				// handler reached only through its dispatch table has none.
+				lim = append(lim, v.storedInData(ctx, g.nodes)...)
 			}
 			out := &TraceCallPathResult{Start: v.ref(si), Goal: goal, Direction: dir, Found: found, Path: path,
 				Nodes: core.NonNil(g.nodes), Edges: core.NonNil(g.edges), Explored: budget - ops, Truncated: g.cut}

@@ -31,6 +31,15 @@ type binSide struct {
 	// none); data are its data sections' SHA-256 digests by name (data.go).
 	strs []string
 	data map[string]string
+	// segs are the binary's sections and load segments (nil when the
+	// provider lists none): what mapped reads.
+	segs []ports.Segment
+}
+
+// mapped reports an address inside one of the binary's sections or load
+// segments; with none listed, nothing is.
+func (s *binSide) mapped(v uint64) bool {
+	return ports.Holding(s.segs, v) != nil
 }
 
 // maxFunctionInstructions bounds the instructions decoded per function.
@@ -91,7 +100,8 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		sort.Slice(procs, func(i, j int) bool { return procs[i].Address < procs[j].Address })
 	}
 	names := map[uint64]string{}
-	labels := map[uint64]string{} // import labels: a slot's, or a stub's
+	aliases := map[uint64][]string{} // every name at an address
+	labels := map[uint64]string{}    // import labels: a slot's, or a stub's
 	if nl, ok := a.(ports.NameLister); ok {
 		ns, err := nl.Names(ctx)
 		if err != nil && !errors.Is(err, ports.ErrUnsupported) {
@@ -104,6 +114,9 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			// stripped build gives too.
 			if old, ok := names[n.Address]; n.Name != "" && (!ok || !symbolVersioned(n.Name) || symbolVersioned(old)) {
 				names[n.Address] = n.Name
+			}
+			if n.Name != "" && !symbolVersioned(n.Name) && !slices.Contains(aliases[n.Address], n.Name) {
+				aliases[n.Address] = append(aliases[n.Address], n.Name)
 			}
 			if _, dup := labels[n.Address]; n.Kind == "import" && n.Name != "" && !dup {
 				labels[n.Address] = n.Name
@@ -217,6 +230,11 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			if n != "" && !seenN[seen] {
 				seenN[seen] = true
 				f.Refs, f.RefAddrs, f.RefImports = append(f.Refs, n), append(f.RefAddrs, to), append(f.RefImports, id)
+				var also []string
+				if len(aliases[to]) > 1 {
+					also = aliases[to]
+				}
+				f.RefAliases = append(f.RefAliases, also)
 			}
 		}
 		for _, x := range refs {
@@ -260,7 +278,7 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			addRef(x.To)
 		}
 		if !hasXR {
-			f.Refs, f.RefAddrs, f.RefImports, f.Strings, f.Calls = nil, nil, nil, nil, nil
+			f.Refs, f.RefAddrs, f.RefImports, f.RefAliases, f.Strings, f.Calls = nil, nil, nil, nil, nil, nil
 			f.RefsReason, f.StrReason, f.CallsReason = "no references from the provider", "no references from the provider", "no references from the provider"
 		} else if strs == nil {
 			f.Strings, f.StrReason = nil, "no strings from the provider"
@@ -276,7 +294,7 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		if partial != "" {
 			f.InsnsReason = partial
 		} else {
-			f.Insns, f.Consts, f.Targets = normalize(ins, f.Start, f.End, func(a uint64) string { return names[a] }, refFrom)
+			f.Insns, f.Consts, f.Targets = normalize(ins, f.Start, f.End, func(a uint64) string { return names[a] }, refFrom, s.mapped)
 			if f.Consts == nil {
 				f.Consts = []string{}
 			}

@@ -84,8 +84,11 @@ func renamed(side int, insns []string, targets []insnTarget, symbol func(int, ui
 // comparedRefs is f's references as o compares them: an import by its
 // identity (importIdentities), shown as this side names it (puts@plt, or
 // the slot's puts); anything else by its name as o.symbol gives it.
-func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown map[string]string) {
-	keys, shown = make([]string, 0, len(f.Refs)), map[string]string{}
+//
+// also maps a key to the other names at its address, when it has several
+// (fnFacts.RefAliases).
+func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown map[string]string, also map[string][]string) {
+	keys, shown, also = make([]string, 0, len(f.Refs)), map[string]string{}, map[string][]string{}
 	bySymbol := o.symbol != nil && len(f.RefAddrs) == len(f.Refs)
 	for i, n := range f.Refs {
 		if i < len(f.RefImports) && f.RefImports[i] != "" {
@@ -107,8 +110,48 @@ func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown 
 			}
 		}
 		keys = append(keys, stableName(n))
+		if i < len(f.RefAliases) && len(f.RefAliases[i]) > 1 {
+			also[stableName(n)] = f.RefAliases[i]
+		}
 	}
-	return keys, shown
+	return keys, shown, also
+}
+
+// sameAddressNames renames a right reference to the left's name when the
+// two differ only in which of an address's several names each binary
+// shows: crt's deregister_tm_clones reads __TMC_END__, which one build
+// names _edata and another, whose linker put the copy-relocated stdout
+// there too, stdout. A left key missing on the right is paired with the
+// first right key missing on the left whose names share one with it.
+func sameAddressNames(lk, rk []string, la, ra map[string][]string) []string {
+	if len(la) == 0 && len(ra) == 0 {
+		return rk
+	}
+	lc, rc := counts(lk), counts(rk)
+	names := func(k string, also map[string][]string) []string { return append([]string{k}, also[k]...) }
+	out, cloned := rk, false
+	for _, k := range lk {
+		if lc[k] <= rc[k] {
+			continue
+		}
+		for j, k2 := range out {
+			if rc[k2] <= lc[k2] {
+				continue
+			}
+			ln, rn := names(k, la), names(k2, ra)
+			if !slices.ContainsFunc(ln, func(n string) bool { return slices.Contains(rn, n) }) {
+				continue
+			}
+			if !cloned {
+				out, cloned = slices.Clone(rk), true
+			}
+			out[j] = k
+			rc[k]++
+			rc[k2]--
+			break
+		}
+	}
+	return out
 }
 
 // keyedSetDim compares two multisets of keys and lists a difference by the
@@ -204,8 +247,9 @@ func compareFacts(l, r *fnFacts, o compareOptions) *functionDiff {
 	if x := known("references", l.RefsReason, r.RefsReason, l.Refs == nil, r.Refs == nil); x != nil {
 		d.Dimensions["references"] = x
 	} else {
-		lk, ls := comparedRefs(0, l, o)
-		rk, rs := comparedRefs(1, r, o)
+		lk, ls, la := comparedRefs(0, l, o)
+		rk, rs, ra := comparedRefs(1, r, o)
+		rk = sameAddressNames(lk, rk, la, ra)
 		d.Dimensions["references"] = keyedSetDim([2][]string{lk, rk}, [2]map[string]string{ls, rs})
 	}
 	if x := known("strings", l.StrReason, r.StrReason, l.Strings == nil, r.Strings == nil); x != nil {

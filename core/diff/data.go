@@ -49,6 +49,7 @@ func (s *binSide) readData(ctx context.Context, a ports.Analysis) error {
 		}
 		return err
 	}
+	s.segs = segs
 	f, err := os.Open(s.path)
 	if err != nil {
 		return nil // the analysis read it; a file gone since is a missing fact, not a failure

@@ -21,6 +21,9 @@ type afColl[T any] struct {
 	Truncated bool `json:"truncated"`
 }
 
+// maxDossierLimit is the largest page analyze_function's limit asks for.
+const maxDossierLimit = 500
+
 // complete reports whether the collection holds every item, and why not.
 func (c *afColl[T]) complete(name string) (bool, string) {
 	switch {
@@ -28,8 +31,10 @@ func (c *afColl[T]) complete(name string) (bool, string) {
 		return false, name + " is not included in the record"
 	case c.Total == nil:
 		return false, name + " has no known total in the record"
+	case len(c.Items) < *c.Total && *c.Total <= maxDossierLimit:
+		return false, fmt.Sprintf("the record holds %d of %d %s items (a page; analyze_function with limit %d or more records them all)", len(c.Items), *c.Total, name, *c.Total)
 	case len(c.Items) < *c.Total:
-		return false, fmt.Sprintf("the record holds %d of %d %s items (a page)", len(c.Items), *c.Total, name)
+		return false, fmt.Sprintf("the record holds %d of %d %s items (a page; more than analyze_function's largest limit, %d, records)", len(c.Items), *c.Total, name, maxDossierLimit)
 	}
 	return true, ""
 }
@@ -229,7 +234,7 @@ func factsOfEvidence(ev *core.Evidence) (*fnFacts, error) {
 			}
 			ins = append(ins, in)
 		}
-		f.Insns, f.Consts, _ = normalize(ins, f.Start, f.End, func(a uint64) string { return names[a] }, refFrom)
+		f.Insns, f.Consts, _ = normalize(ins, f.Start, f.End, func(a uint64) string { return names[a] }, refFrom, nil)
 		if f.Consts == nil {
 			f.Consts = []string{}
 		}

@@ -33,12 +33,17 @@ type fnFacts struct {
 	// when the facts come from an open binary (nil from Evidence): a
 	// comparison of two binaries names a matched function alike on both
 	// sides, whatever each binary calls it.
-	Targets   []insnTarget
-	RefAddrs  []uint64 // parallel to Refs
-	Strings   []string // values of referenced strings
-	StrReason string
-	CFG       *cfgShape
-	CFGReason string
+	Targets  []insnTarget
+	RefAddrs []uint64 // parallel to Refs
+	// RefAliases is parallel to Refs when set: every name at a referenced
+	// address that has several (the linker's __TMC_END__ and _edata
+	// beside a copy-relocated stdout), else nil. Which one Refs shows
+	// depends on what else the linker put there.
+	RefAliases [][]string
+	Strings    []string // values of referenced strings
+	StrReason  string
+	CFG        *cfgShape
+	CFGReason  string
 	// Placeholder says the engine named the function, not the binary: an
 	// unnamed entry point is "entry".
 	Placeholder bool
@@ -127,15 +132,28 @@ func stableName(name string) string {
 // displacement is DISP, and an operand equal to a referenced address is
 // ADDR. What remains of the numbers are constants, returned apart; targets
 // lists the lines that name a target outside the function, with the token
-// they name it by.
-func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFrom map[uint64][]uint64) (text, consts []string, targets []insnTarget) {
+// they name it by. mapped, when not nil, says which absolute numbers lie in
+// the binary's image: one from 1 MiB up that does is an address too, as a
+// 32-bit PE's [4*ebx+0x409850] table is.
+func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFrom map[uint64][]uint64, mapped func(uint64) bool) (text, consts []string, targets []insnTarget) {
 	starts := make(map[uint64]bool, len(ins)) // the function's instruction starts
 	for _, in := range ins {
 		starts[in.Addr] = true
 	}
+	bases := picBases(ins, refFrom)
 	text = make([]string, 0, len(ins))
-	for _, in := range ins {
+	for k, in := range ins {
 		ops := cutComment(in.Operands)
+		if k > 0 && ins[k-1].Flow == "call" {
+			// i386 position-independent code: after call __x86.get_pc_thunk.bx,
+			// add ebx, OFFSET makes ebx the GOT's address, this
+			// instruction's plus OFFSET. OFFSET moves with the code.
+			if reg, v, ok := addImmediate(in.Mnemonic, ops); ok && (bases[in.Addr+v] ||
+				strings.HasPrefix(nameOf(ins[k-1].Target), "__x86.get_pc_thunk.")) {
+				text = append(text, in.Mnemonic+" "+reg+", ADDR")
+				continue
+			}
+		}
 		if strings.Contains(ops, "<") {
 			ops = symbolRe.ReplaceAllString(ops, "")
 		}
@@ -154,7 +172,9 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 				dst = stableName(nameOf(in.Target))
 				targets = append(targets, insnTarget{Index: len(text), Addr: in.Target, Token: dst})
 			}
-			if n := numberRe.FindStringIndex(ops); n != nil && !strings.Contains(ops, "[") {
+			// The target is the last number: tbnz w1, #31, 0x17c4 tests a bit.
+			if ns := numberRe.FindAllStringIndex(ops, -1); ns != nil && !strings.Contains(ops, "[") {
+				n := ns[len(ns)-1]
 				ops = ops[:n[0]] + dst + ops[n[1]:]
 			} else {
 				ops = dst
@@ -163,6 +183,13 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 			continue
 		}
 		refs := refFrom[in.Addr]
+		if mapped != nil && hasBigHex(ops) {
+			for _, n := range numberRe.FindAllString(ops, -1) {
+				if v, ok := parseNumber(n); ok && v >= 1<<20 && mapped(v) && !slices.Contains(refs, v) {
+					refs = append(slices.Clip(refs), v)
+				}
+			}
+		}
 		// Without references the rest depends on the instruction's text
 		// alone, which repeats across a binary's functions: memoized.
 		key := normKey{in.Mnemonic, in.Operands}
@@ -177,25 +204,44 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		// Memory operands: a RIP- or PC-relative displacement is an address.
 		ops = bracketRe.ReplaceAllStringFunc(ops, func(m string) string {
 			if strings.Contains(m, "rip") || strings.Contains(m, "eip") || strings.Contains(m, "pc") {
-				return numberRe.ReplaceAllString(m, "DISP")
+				return unsigned(m, "DISP")
 			}
 			if len(refs) > 0 {
-				return numberRe.ReplaceAllStringFunc(m, func(s string) string {
+				m = numberRe.ReplaceAllStringFunc(m, func(s string) string {
 					if v, ok := parseNumber(s); ok && v >= 0x1000 && slices.Contains(refs, v) {
 						return "ADDR"
 					}
 					return s
 				})
+				if !strings.Contains(m, "ADDR") && !framePointerRe.MatchString(m) {
+					// The engine knew the base register: its displacement
+					// is part of the address referenced (i386's [ebx-0x1f81]
+					// from the GOT, AArch64's [x8,#232] after adrp).
+					m = unsigned(m, "ADDR")
+				}
 			}
 			return m
 		})
+		// AArch64's add xD, xN, #LOW after adrp: the low 12 bits of the
+		// address the engine resolved.
+		// AArch64's adrp and adr form a PC-relative address.
+		pcRel := in.Mnemonic == "adrp" || in.Mnemonic == "adr"
+		lowBits := func(v uint64) bool {
+			if pcRel {
+				return true
+			}
+			if in.Mnemonic != "add" || strings.Contains(ops, "[") {
+				return false
+			}
+			return slices.ContainsFunc(refs, func(r uint64) bool { return r&0xfff == v })
+		}
 		// Outside brackets: an address operand, or a constant; but the
 		// size of a stack frame (sub rsp, 0x18) is the compiler's choice.
 		outside := bracketRe.ReplaceAllString(ops, "")
 		if !adjustsStack(ops) {
 			for _, s := range numberRe.FindAllString(outside, -1) {
 				v, ok := parseNumber(s)
-				if ok && len(refs) > 0 && (slices.Contains(refs, v) || v >= 0x1000) {
+				if ok && (pcRel || len(refs) > 0 && (slices.Contains(refs, v) || v >= 0x1000 || lowBits(v))) {
 					continue
 				}
 				consts = append(consts, "0x"+strconv.FormatUint(v, 16))
@@ -209,7 +255,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 				continue
 			}
 			for _, loc := range numberRe.FindAllStringIndex(m, -1) {
-				if loc[0] > 0 && m[loc[0]-1] == '*' {
+				if loc[0] > 0 && m[loc[0]-1] == '*' || loc[1] < len(m) && m[loc[1]] == '*' {
 					continue
 				}
 				num := strings.TrimPrefix(m[loc[0]:loc[1]], "#")
@@ -225,7 +271,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		}
 		ops = replaceOutside(ops, func(s string) string {
 			v, ok := parseNumber(s)
-			if ok && len(refs) > 0 && (slices.Contains(refs, v) || v >= 0x1000) {
+			if ok && (pcRel || len(refs) > 0 && (slices.Contains(refs, v) || v >= 0x1000 || lowBits(v))) {
 				return "ADDR"
 			}
 			return s
@@ -237,6 +283,104 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 	}
 	slices.Sort(consts)
 	return text, consts, targets
+}
+
+// hasBigHex reports a hex literal of at least 1 MiB (0x and six digits) in
+// s, the cheap test before looking for absolute addresses.
+func hasBigHex(s string) bool {
+	for {
+		i := strings.Index(s, "0x")
+		if i < 0 {
+			return false
+		}
+		s = s[i+2:]
+		n := 0
+		for n < len(s) && (s[n] >= '0' && s[n] <= '9' || s[n] >= 'a' && s[n] <= 'f' || s[n] >= 'A' && s[n] <= 'F') {
+			n++
+		}
+		if n >= 6 {
+			return true
+		}
+	}
+}
+
+// unsigned replaces each displacement in the memory operand m by word,
+// whatever its sign: [rip-0x120] and [rip+0x120] are both [rip+DISP], as
+// where the target lies is the layout's; AArch64's [x8,#232] is
+// [x8,#ADDR]. A scale (*8) stays.
+func unsigned(m, word string) string {
+	var b strings.Builder
+	last := 0
+	for _, loc := range numberRe.FindAllStringIndex(m, -1) {
+		if loc[0] > 0 && m[loc[0]-1] == '*' || loc[1] < len(m) && m[loc[1]] == '*' {
+			continue
+		}
+		tok := m[loc[0]:loc[1]]
+		hash := strings.HasPrefix(tok, "#")
+		b.WriteString(m[last:loc[0]])
+		switch {
+		case hash:
+			b.WriteString("#" + word)
+		case strings.HasPrefix(tok, "-"):
+			b.WriteString("+" + word)
+		default:
+			b.WriteString(word)
+		}
+		last = loc[1]
+	}
+	b.WriteString(m[last:])
+	return b.String()
+}
+
+// picBases are the addresses a register holds in a function's memory
+// operands that the engine resolved: a reference to R from [REG-D] says
+// REG holds R+D (i386's GOT, from lea eax, [ebx-0x1f81]).
+func picBases(ins []insn, refFrom map[uint64][]uint64) map[uint64]bool {
+	var bases map[uint64]bool
+	for _, in := range ins {
+		refs := refFrom[in.Addr]
+		if len(refs) == 0 {
+			continue
+		}
+		for _, m := range bracketRe.FindAllString(cutComment(in.Operands), -1) {
+			if strings.Contains(m, "*") || framePointerRe.MatchString(m) || strings.Contains(m, "rip") {
+				continue
+			}
+			ns := numberRe.FindAllString(m, -1)
+			if len(ns) != 1 {
+				continue
+			}
+			neg := strings.HasPrefix(strings.TrimPrefix(ns[0], "#"), "-")
+			d, ok := parseNumber(strings.TrimPrefix(strings.TrimPrefix(ns[0], "#"), "-"))
+			if !ok {
+				continue
+			}
+			for _, r := range refs {
+				if bases == nil {
+					bases = map[uint64]bool{}
+				}
+				if neg {
+					bases[r+d] = true
+				} else {
+					bases[r-d] = true
+				}
+			}
+		}
+	}
+	return bases
+}
+
+// addImmediate reads add REG, IMM: the register and the immediate.
+func addImmediate(mnemonic, ops string) (reg string, v uint64, ok bool) {
+	if mnemonic != "add" || strings.Contains(ops, "[") {
+		return "", 0, false
+	}
+	reg, imm, found := strings.Cut(ops, ",")
+	if !found || strings.Contains(imm, ",") {
+		return "", 0, false
+	}
+	v, ok = parseNumber(strings.TrimSpace(imm))
+	return strings.TrimSpace(reg), v, ok && v != 0
 }
 
 // framePointerRe matches a memory operand based on the stack or frame

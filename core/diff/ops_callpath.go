@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"regexp"
@@ -53,6 +54,7 @@ type cpNode struct {
 	name     string
 	addr     uint64
 	ev       string // "" when no record covers it
+	end      uint64 // one past the function's last byte, from its record (0 without)
 	callees  []uint64
 	indirect []uint64 // unresolved indirect call sites its record lists
 }
@@ -102,7 +104,7 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 			n = &cpNode{addr: f.Address}
 			nodes[f.Address] = n
 		}
-		n.name, n.ev, n.indirect = f.Name, string(ev.EvidenceID), f.Indirect
+		n.name, n.ev, n.indirect, n.end = f.Name, string(ev.EvidenceID), f.Indirect, f.End
 		links = append(links, ev.EvidenceID)
 		if f.Calls == nil {
 			notes = append(notes, f.Name+": its record lists no complete callees ("+f.CallsReason+")")
@@ -116,14 +118,20 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 			}
 		}
 	}
-	find := func(arg, s string) (*cpNode, error) {
+	var find func(arg, s string) (*cpNode, error)
+	find = func(arg, s string) (*cpNode, error) {
+		at, given := uint64(0), false
 		if a, err := core.ParseHex(s); err == nil {
 			if n := nodes[a]; n != nil {
 				return n, nil
 			}
+			at, given = a, true
 		}
-		if a, ok := locationAlias(ctx, c, sha, aliases, s); ok && nodes[a] != nil {
-			return nodes[a], nil
+		if a, ok := locationAlias(ctx, c, sha, aliases, s); ok {
+			if nodes[a] != nil {
+				return nodes[a], nil
+			}
+			at, given = a, true
 		}
 		var hit *cpNode
 		for _, n := range nodes {
@@ -141,6 +149,41 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 			}
 		}
 		if hit == nil {
+			isProc := false
+			if given {
+				_, _, isProc = procedureAt(ctx, c, sha, at)
+			}
+			if !isProc && !strings.Contains(s, "@") {
+				// An import's own name names its stub in the open binary too
+				// (read is read@plt's, not the label of its GOT slot).
+				if a, ok := stubNamed(ctx, c, sha, s); ok {
+					at, given = a, true
+				}
+			}
+			if given {
+				// A function no record analyzes or calls directly (a handler
+				// called only through a dispatch table): no path reaches it
+				// over the records, and the notes say which records make
+				// indirect calls. With the binary open it must be a procedure
+				// there; otherwise an address or sub_<hex> is taken as given.
+				if name, open, ok := procedureAt(ctx, c, sha, at); ok || !open {
+					if n := nodes[at]; n != nil {
+						return n, nil
+					}
+					n := &cpNode{name: cmp.Or(name, displayName("", at)), addr: at}
+					nodes[at] = n
+					return n, nil
+				}
+			}
+			if base, off, ok := strings.Cut(s, "+"); ok {
+				// NAME+OFFSET inside a recorded function is that function,
+				// as trace_call_path reads a location.
+				if v, err := strconv.ParseUint(off, 0, 64); err == nil {
+					if n, err := find(arg, base); err == nil && n.end > n.addr && v < n.end-n.addr {
+						return n, nil
+					}
+				}
+			}
 			names := make([]string, 0, len(nodes))
 			for _, n := range nodes {
 				names = append(names, n.name)
@@ -335,6 +378,54 @@ func locationAlias(ctx context.Context, c *core.Call, sha string, aliases map[st
 		}
 	}
 	return 0, false
+}
+
+// stubNamed finds, in the session's open binary when it is the records'
+// (sha), the lowest import stub whose import is named s (read@plt for
+// read).
+func stubNamed(ctx context.Context, c *core.Call, sha, s string) (uint64, bool) {
+	an, _, t := c.Bound()
+	if t == nil || sha == "" || t.SHA256 != sha {
+		return 0, false
+	}
+	pl, ok := an.(ports.ProcedureLister)
+	if !ok {
+		return 0, false
+	}
+	procs, err := pl.Procedures(ctx)
+	if err != nil {
+		return 0, false
+	}
+	for _, p := range procs { // sorted by address
+		if strings.Contains(p.Name, "@") && importID(p.Name) == s {
+			return p.Address, true
+		}
+	}
+	return 0, false
+}
+
+// procedureAt names the procedure that starts at a in the session's open
+// binary when it is the records' (sha): open says it is, ok that a
+// procedure starts there.
+func procedureAt(ctx context.Context, c *core.Call, sha string, a uint64) (name string, open, ok bool) {
+	an, _, t := c.Bound()
+	if t == nil || sha == "" || t.SHA256 != sha {
+		return "", false, false
+	}
+	pl, isPL := an.(ports.ProcedureLister)
+	if !isPL {
+		return "", false, false
+	}
+	procs, err := pl.Procedures(ctx)
+	if err != nil {
+		return "", false, false
+	}
+	for _, p := range procs {
+		if p.Address == a {
+			return p.Name, true, true
+		}
+	}
+	return "", true, false
 }
 
 // renamedRe reads one entry of the limitation a record gets when it shows

@@ -3,6 +3,9 @@ package diff
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 
 	"rea/core"
 )
@@ -121,6 +124,9 @@ func handleCompareFunctions(ctx context.Context, c *core.Call) (any, error) {
 			o.calleeName = func(_ int, x callee) string { return firstOf(x.Import, x.Name) }
 		}
 		d = compareFacts(lf, rf, o)
+		if n := unnamedCalleeNote(d); n != "" && !sameTarget {
+			d.Notes = append(d.Notes, n)
+		}
 		if same {
 			d.Notes = append(d.Notes, "Both records describe the same function of the same binary (two calls with different parameters).")
 		}
@@ -145,4 +151,39 @@ func links(l, r core.EvidenceID) []core.EvidenceID {
 		l, r = r, l
 	}
 	return []core.EvidenceID{l, r}
+}
+
+// unnamedCalleeNote says when one record leaves callees unnamed (sub) that
+// the other names: two records of two builds, one stripped, are not matched
+// function to function as compare_binaries matches them, so a renamed
+// callee shows as a changed call. "" when the calls difference has no sub
+// against a name on the other side.
+func unnamedCalleeNote(d *functionDiff) string {
+	x := d.Dimensions["calls"]
+	if x == nil || x.Status != "changed" {
+		return ""
+	}
+	named := func(list []string) []string {
+		var out []string
+		for _, n := range list {
+			if n != "sub" && !slices.Contains(x.imports, n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	subs := func(list []string) int {
+		return len(list) - len(slices.DeleteFunc(slices.Clone(list), func(n string) bool { return n == "sub" }))
+	}
+	for _, side := range []struct {
+		this, other     string
+		unnamed, naming []string
+	}{{"right", "left", x.Added, x.Removed}, {"left", "right", x.Removed, x.Added}} {
+		if k, names := subs(side.unnamed), named(side.naming); k > 0 && len(names) > 0 {
+			return fmt.Sprintf("The %s record leaves %d callee(s) unnamed (sub) where the %s names %d not on the %s (%s): "+
+				"a stripped build against one with symbols shows such callees as changed. compare_binaries matches functions across two builds and compares calls through the match.",
+				side.this, k, side.other, len(names), side.this, strings.Join(names, ", "))
+		}
+	}
+	return ""
 }
