@@ -23,8 +23,8 @@ const (
 	documentProp        = `"document": {"type":"string","minLength":1,"maxLength":4096,"description":"Document name from list_documents; defaults to the cursor's document."}`
 	addressProp         = codeloc.AddressProp
 	optionalAddressProp = codeloc.OptionalAddressProp
-	commentProp  = `"comment": {"type":"string","minLength":1,"maxLength":4096,"description":"The comment text (at most 4096 characters; newlines and tabs allowed, no other control characters)."}`
-	nameProp     = `"name": {"type":"string","minLength":1,"maxLength":255,"description":"The new name: no white space or control characters, not shaped like an address, and not a name another address has.","examples":["check_license"]}`
+	commentProp         = `"comment": {"type":"string","minLength":1,"maxLength":4096,"description":"The comment text (at most 4096 characters; newlines and tabs allowed, no other control characters)."}`
+	nameProp            = `"name": {"type":"string","minLength":1,"maxLength":255,"description":"The new name: no white space or control characters, not shaped like an address, and not a name another address has.","examples":["check_license"]}`
 )
 
 func operations() []*core.Operation {
