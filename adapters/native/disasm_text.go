@@ -308,14 +308,39 @@ const hexDigits = "0123456789abcdef"
 
 // appendTextLine appends one line: the address right-aligned in eight
 // columns, a colon and a tab, the instruction's bytes in hex separated by
-// spaces, a tab, its text and a newline.
+// spaces and padded as objdump -d pads them (hexColumn), a tab, its text
+// and a newline. No line ends in a space.
 func appendTextLine(dst []byte, d decoder, b []byte, pc uint64, in *insn, name func(uint64) string) []byte {
 	dst = appendHexPad(dst, pc, 8)
 	dst = append(dst, ':', '\t')
-	dst = appendHexBytes(dst, b[:min(in.size, len(b))])
+	n := hexColumn
+	if _, ok := d.(*arm64Decoder); ok {
+		n = 4
+	}
+	dst = appendHexColumn(dst, b[:min(in.size, len(b))], n)
 	dst = append(dst, '\t')
 	dst = d.appendText(dst, b, pc, in, name)
+	for len(dst) > 0 && dst[len(dst)-1] == ' ' {
+		dst = dst[:len(dst)-1]
+	}
 	return append(dst, '\n')
+}
+
+// hexColumn is the bytes column's width in bytes, as objdump -d lays it out
+// on x86 (and rea for IL): "xx " for each, so that the texts of shorter
+// instructions line up; a longer instruction pushes its text one tab stop
+// right (objdump wraps its bytes instead). AArch64's instructions are all
+// four bytes.
+const hexColumn = 7
+
+// appendHexColumn appends b in hex (appendHexBytes) and spaces up to n
+// bytes' room.
+func appendHexColumn(dst, b []byte, n int) []byte {
+	dst = appendHexBytes(dst, b)
+	for pad := 3*n - max(3*len(b)-1, 0); pad > 0; pad-- {
+		dst = append(dst, ' ')
+	}
+	return dst
 }
 
 // hexPairs holds the two hex digits of every byte value: hexPairs[2*b],

@@ -25,6 +25,12 @@ func windowText(t testing.TB, ctx context.Context, a *native.Analysis) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The bytes column is padded to seven bytes' room, as objdump -d's on
+	// x86, or AArch64's four.
+	n := 7
+	if docs, err := a.Documents(ctx); err == nil && len(docs) > 0 && docs[0].Architecture == "arm64" {
+		n = 4
+	}
 	var out bytes.Buffer
 	w := bufio.NewWriter(&out)
 	for _, s := range segs {
@@ -39,7 +45,7 @@ func windowText(t testing.TB, ctx context.Context, a *native.Analysis) []byte {
 				break
 			}
 			for _, in := range d.Instructions {
-				fmt.Fprintf(w, "%8x:\t% x\t%s\n", in.Address, in.Bytes, in.Text)
+				fmt.Fprintf(w, "%8x:\t%-*s\t%s\n", in.Address, 3*n, fmt.Sprintf("% x", in.Bytes), in.Text)
 			}
 			last := d.Instructions[len(d.Instructions)-1]
 			addr = last.Address + uint64(len(last.Bytes))

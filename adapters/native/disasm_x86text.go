@@ -1092,8 +1092,11 @@ func appendXTextLineT(dst, b []byte, pc uint64, x *xtInst, name func(uint64) str
 	xtStep(x, pc, &in)
 	dst = appendHexPad(dst, pc, 8)
 	dst = append(dst, ':', '\t')
-	dst = appendHexBytes(dst, b[:x.length])
+	dst = appendHexColumn(dst, b[:x.length], hexColumn)
 	dst = append(dst, '\t')
 	dst = appendXTextNamedT(dst, x, pc, &in, name, tb)
+	for len(dst) > 0 && dst[len(dst)-1] == ' ' {
+		dst = dst[:len(dst)-1]
+	}
 	return append(dst, '\n')
 }

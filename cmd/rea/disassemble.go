@@ -44,13 +44,7 @@ func disassembleNative(ctx context.Context, opts *native.Options, path, section 
 	if !ok {
 		return fmt.Errorf("rea-native opened %s as %T: %w", path, an, ports.ErrUnsupported)
 	}
-	maxBytes := 7 // objdump -d's bytes column on x86
-	if docs, derr := a.Documents(ctx); derr == nil && len(docs) > 0 && docs[0].Architecture == "arm64" {
-		maxBytes = 4
-	}
-	cw := newColumns(w, maxBytes)
-	_, err = a.WriteDisassembly(ctx, cw, section)
-	err = errors.Join(err, cw.Close())
+	_, err = a.WriteDisassembly(ctx, w, section)
 	if section != "" && errors.Is(err, ports.ErrNotFound) {
 		// The flag's mistake, named as the flag (the issue had no path).
 		return core.InvalidRequest("disassemble", core.Issue{Path: []any{"--section"}, Reason: core.ReasonInvalidValue,
