@@ -20,6 +20,8 @@ import (
 //	core               the kernel: ports + its JSON libraries + core/present
 //	                   + core/internal/jcs + core/internal/identify
 //	core/internal/jcs  standard library only: RFC 8785 canonical JSON
+//	core/internal/srcmap  standard library only: a source map's mappings
+//	                   decoded, for core/jsapp and core/browser alike
 //	core/internal/identify  standard library only: format, kind and
 //	                   architecture from a target's headers (open_binary)
 //	core/present       standard library only: the kernel's presentation of
@@ -30,7 +32,8 @@ import (
 //	core/codeloc       core + ports: the one code-location resolver, which
 //	                   core/binary and core/annotate (and core/diff's
 //	                   unknown-name refusal) share; it imports no family
-//	core/<family>      core + ports + the JSON libraries; core/jsapp also
+//	core/<family>      core + ports + the JSON libraries (core/jsapp and
+//	                   core/browser also core/internal/srcmap); core/jsapp also
 //	                   core/artifact (the application graph is built over the
 //	                   artifact graph's inventory); no other family imports
 //	                   a sibling; core/browser also core/web (its capture
@@ -71,8 +74,8 @@ var policy = []struct {
 	{"rea/ports/libc", nil, []string{"github.com/matryer/is"}},
 	{"rea/ports", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/standard", []string{"rea/core", "rea/core/annotate", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/diff", "rea/core/jsapp", "rea/core/process", "rea/core/runtime", "rea/core/web"}, []string{"rea/core/typecheck", "rea/ports", "rea/ports/portstest", "github.com/matryer/is"}},
-	{"rea/core/browser", append([]string{"rea/core/web"}, familyAllowed...), familyTests},
-	{"rea/core/jsapp", append([]string{"rea/core/artifact"}, familyAllowed...), familyTests},
+	{"rea/core/browser", append([]string{"rea/core/web", "rea/core/internal/srcmap"}, familyAllowed...), familyTests},
+	{"rea/core/jsapp", append([]string{"rea/core/artifact", "rea/core/internal/srcmap"}, familyAllowed...), familyTests},
 	{"rea/core/artifact", familyAllowed, familyTests},
 	{"rea/core/binary", append([]string{"github.com/ianlancetaylor/demangle", "rea/core/codeloc"}, familyAllowed...), familyTests},
 	{"rea/core/web", familyAllowed, familyTests},
@@ -86,6 +89,7 @@ var policy = []struct {
 	{"rea/core/codeloc", []string{"rea/core", "rea/ports"}, []string{"github.com/matryer/is"}},
 	{"rea/core/internal/jcs", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/internal/identify", nil, []string{"github.com/matryer/is"}},
+	{"rea/core/internal/srcmap", nil, nil},
 	{"rea/core/", nil, nil}, // a new family needs its own row
 	{"rea/core", append([]string{"rea/core/present", "rea/core/internal/jcs", "rea/core/internal/identify"}, kernelAllowed...), []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}},
 	{"rea/supervisor", []string{"rea/ports"}, []string{"github.com/matryer/is"}},

@@ -2,15 +2,19 @@ package browser
 
 import (
 	"encoding/json"
+	"errors"
 	"sort"
+
+	"rea/core/internal/srcmap"
 )
 
 // Original positions for analyze_web_bundle's findings: a fetched v3
 // source map is decoded so that each finding's generated line and column
 // also name the original source, line and column the bundler wrote down,
 // which is what an agent asking "where in the sources is this request
-// sent?" needs. core/jsapp decodes maps for its own graph; a family may not
-// import a sibling, so this small decoder does only lookups.
+// sent?" needs. The mappings are decoded by core/internal/srcmap, as
+// core/jsapp's are (a family may not import a sibling); this keeps only the
+// segments that name a source, by generated line, for lookups.
 
 // maxMapSegments bounds one map's decoded segments; a larger map gives no
 // original positions (the findings keep their generated ones).
@@ -76,84 +80,20 @@ func (pm *positionMap) add(raw *rawPositionMap, lineOff, colOff int32, n *int) b
 		}
 		pm.sources = append(pm.sources, name)
 	}
-	count := int32(len(raw.Sources))
-	m := raw.Mappings
-	line, col := lineOff, int32(0)
-	var src, sline, scol int32
-	for i := 0; i < len(m); {
-		switch m[i] {
-		case ';':
-			line, col = line+1, 0
-			i++
-			continue
-		case ',':
-			i++
-			continue
-		}
-		var fields [5]int32
-		k := 0
-		for i < len(m) && m[i] != ',' && m[i] != ';' {
-			v, next, ok := vlqValue(m, i)
-			if !ok {
-				return false
-			}
-			if k < 5 {
-				fields[k] = v
-			}
-			k++
-			i = next
-		}
-		col += fields[0]
-		if k < 4 {
-			continue
-		}
-		src, sline, scol = src+fields[1], sline+fields[2], scol+fields[3]
-		if src < 0 || src >= count || sline < 0 || scol < 0 || col < 0 {
-			continue
+	_, err := srcmap.Decode(raw.Mappings, lineOff, colOff, int32(len(raw.Sources)), func(g srcmap.Segment) error {
+		if g.Src < 0 || g.SLine < 0 || g.SCol < 0 || g.Col < 0 {
+			return nil
 		}
 		if *n++; *n > maxMapSegments {
-			return false
+			return errTooManySegments
 		}
-		gc := col
-		if line == lineOff {
-			gc += colOff
-		}
-		pm.lines[line] = append(pm.lines[line], mapSegment{col: gc, src: base + src, sline: sline, scol: scol})
-	}
-	return true
+		pm.lines[g.Line] = append(pm.lines[g.Line], mapSegment{col: g.Col, src: base + g.Src, sline: g.SLine, scol: g.SCol})
+		return nil
+	})
+	return err == nil
 }
 
-var vlqDigits = func() (t [256]int8) {
-	for i := range t {
-		t[i] = -1
-	}
-	for i, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" {
-		t[c] = int8(i)
-	}
-	return t
-}()
-
-func vlqValue(s string, i int) (int32, int, bool) {
-	var v int64
-	for shift := 0; ; shift += 5 {
-		if i >= len(s) || shift > 30 {
-			return 0, i, false
-		}
-		d := vlqDigits[s[i]]
-		if d < 0 {
-			return 0, i, false
-		}
-		i++
-		v |= int64(d&31) << shift
-		if d&32 == 0 {
-			break
-		}
-	}
-	if v&1 == 1 {
-		return int32(-(v >> 1)), i, true
-	}
-	return int32(v >> 1), i, true
-}
+var errTooManySegments = errors.New("too many segments")
 
 // original maps a generated position (1-based line, 0-based UTF-16 column,
 // rea's code locations) to the last segment at or before it on that line,

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	"rea/core/internal/srcmap"
+
 	"rea/ports"
 )
 
@@ -107,121 +109,24 @@ func (sm *sourceMap) add(raw *rawSourceMap, lineOff, colOff int32) error {
 		}
 		sm.SourcesContent = append(sm.SourcesContent, content)
 	}
-	n := int32(len(raw.Sources))
-	line, col := lineOff, int32(0)
-	var src, sline, scol, name int32
-	m := raw.Mappings
-	// Sized once, not grown: a segment starts at each byte other than ','
-	// and ';' that follows one of them or the start (no more than the
-	// decoding below appends).
-	if segs := countSegments(m); segs > 0 {
+	// Sized once, not grown: no more segments than Count gives.
+	if segs := srcmap.Count(raw.Mappings); segs > 0 {
 		want := min(len(sm.Segments)+segs, maxSourceMapSegments)
 		sm.Segments = slices.Grow(sm.Segments, want-len(sm.Segments))
 	}
-	for i := 0; i < len(m); {
-		switch m[i] {
-		case ';':
-			line++
-			col = 0
-			i++
-			continue
-		case ',':
-			i++
-			continue
-		}
-		var fields [5]int32
-		k := 0
-		for i < len(m) && m[i] != ',' && m[i] != ';' {
-			v, next, err := vlq(m, i)
-			if err != nil {
-				return err
-			}
-			if k < 5 {
-				fields[k] = v
-			}
-			k++
-			i = next
-		}
-		if k == 0 {
-			continue
-		}
-		col += fields[0]
-		gc := col
-		if line == lineOff {
-			gc += colOff
-		}
-		seg := smSegment{line: line, col: gc, src: -1}
-		if k >= 4 {
-			src += fields[1]
-			sline += fields[2]
-			scol += fields[3]
-			if src < 0 || src >= n {
-				sm.OutOfRange++
-			} else {
-				seg.src, seg.sline, seg.scol = base+src, sline, scol
-			}
-		}
-		if k >= 5 {
-			name += fields[4]
-		}
+	out, err := srcmap.Decode(raw.Mappings, lineOff, colOff, int32(len(raw.Sources)), func(g srcmap.Segment) error {
 		if len(sm.Segments) >= maxSourceMapSegments {
 			return errSourceMapSegments
 		}
+		seg := smSegment{line: g.Line, col: g.Col, src: -1}
+		if g.Src >= 0 {
+			seg.src, seg.sline, seg.scol = base+g.Src, g.SLine, g.SCol
+		}
 		sm.Segments = append(sm.Segments, seg)
-	}
-	return nil
-}
-
-// countSegments counts the runs of bytes other than ',' and ';' in m.
-func countSegments(m string) int {
-	n, sep := 0, true
-	for i := 0; i < len(m); i++ {
-		c := m[i]
-		if c == ',' || c == ';' {
-			sep = true
-		} else if sep {
-			n++
-			sep = false
-		}
-	}
-	return n
-}
-
-// vlqDigit maps a base64 character to its value plus one (0 for any other
-// byte).
-var vlqDigit = func() (t [256]uint8) {
-	for i, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" {
-		t[c] = uint8(i + 1)
-	}
-	return t
-}()
-
-func vlq(s string, i int) (int32, int, error) {
-	var v, shift int64
-	for {
-		if i >= len(s) {
-			return 0, i, errors.New("source map mappings end inside a value")
-		}
-		d := int(vlqDigit[s[i]]) - 1
-		if d < 0 {
-			return 0, i, fmt.Errorf("source map mappings hold %q at %d", s[i], i)
-		}
-		i++
-		v |= int64(d&31) << shift
-		shift += 5
-		if shift > 35 {
-			return 0, i, errors.New("source map mapping value overflows")
-		}
-		if d&32 == 0 {
-			break
-		}
-	}
-	neg := v&1 == 1
-	v >>= 1
-	if neg {
-		v = -v
-	}
-	return int32(v), i, nil
+		return nil
+	})
+	sm.OutOfRange += out
+	return err
 }
 
 // checkGenerated counts segments past the end of the generated source.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"rea/core/internal/srcmap"
 )
 
 // FuzzSourceMap: source maps, data URLs and source paths are untrusted;
@@ -22,7 +24,7 @@ func FuzzSourceMap(f *testing.F) {
 		if sm != nil && err == nil && !sm.Index {
 			var raw rawSourceMap
 			if json.Unmarshal(data, &raw) == nil {
-				if n := countSegments(raw.Mappings); len(sm.Segments) != n && n <= maxSourceMapSegments {
+				if n := srcmap.Count(raw.Mappings); len(sm.Segments) != n && n <= maxSourceMapSegments {
 					t.Fatalf("%d segments decoded, %d counted in %q", len(sm.Segments), n, raw.Mappings)
 				}
 			}
@@ -46,44 +48,4 @@ func FuzzSourceMap(f *testing.F) {
 			t.Fatalf("%q resolved outside the app: %q", source, p)
 		}
 	})
-}
-
-// TestVLQDigits: each base64 digit decodes to its value, alone and as a
-// continuation, and any other byte is refused.
-func TestVLQDigits(t *testing.T) {
-	const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-	for d := range 32 { // a single digit: sign in bit 0, value above it
-		v, next, err := vlq(digits[d:d+1], 0)
-		want := int32(d >> 1)
-		if d&1 == 1 {
-			want = -want
-		}
-		if err != nil || next != 1 || v != want {
-			t.Fatalf("%q: %d %d %v, want %d", digits[d], v, next, err, want)
-		}
-	}
-	for d := 32; d < 64; d++ { // a continuation digit, then "B" (1 << 5 before the sign)
-		v, next, err := vlq(digits[d:d+1]+"B", 0)
-		raw := int64(d&31) | 1<<5
-		want := int32(raw >> 1)
-		if raw&1 == 1 {
-			want = -want
-		}
-		if err != nil || next != 2 || v != want {
-			t.Fatalf("%q: %d %d %v, want %d", digits[d:d+1]+"B", v, next, err, want)
-		}
-	}
-	for c := range 256 {
-		if strings.IndexByte(digits, byte(c)) >= 0 {
-			continue
-		}
-		if _, _, err := vlq(string([]byte{byte(c)}), 0); err == nil {
-			t.Fatalf("byte %#x decoded", c)
-		}
-	}
-	for m, want := range map[string]int{"": 0, ";;": 0, "AAAA": 1, "AAAA,CAAC;;AACA": 3, ",A,,B;": 2} {
-		if got := countSegments(m); got != want {
-			t.Fatalf("countSegments(%q) = %d, want %d", m, got, want)
-		}
-	}
 }
