@@ -33,7 +33,7 @@ type RuntimeObserverCap interface {
 // ElectronPageInspector lists an Electron application's file-gated page
 // targets and inspects one passively (list_electron_targets,
 // inspect_electron_page). A page lost during the observation window is an
-// *ElectronPageError carrying what was seen before.
+// *PartialError[ElectronPageCapture] carrying what was seen before.
 type ElectronPageInspector interface {
 	ListElectronTargets(ctx context.Context, req ElectronListRequest) (*ElectronTargetList, error)
 	InspectElectronPage(ctx context.Context, req ElectronInspectRequest) (*ElectronPageCapture, error)
@@ -137,33 +137,21 @@ type RuntimeObserveRequest struct {
 	Limits        RuntimeLimits
 }
 
-// RuntimeObservationError is an observation that failed after the attach
-// (the target went away mid-window): Err is the classified failure (a
-// *BrowserError, disconnected), Partial what was observed before it, with
-// a limitation saying when the observation broke off.
-type RuntimeObservationError struct {
+// PartialError is an observation or inspection that failed after the
+// attach (the target or page went away mid-window): Err is the classified
+// failure (a *BrowserError, disconnected), Partial what was seen before it,
+// with a limitation saying when it broke off. observe_javascript_runtime's
+// (T RuntimeObservation) and inspect_electron_page's (T ElectronPageCapture:
+// the frames read at the attach and the scripts reported until the loss;
+// the sections read after the window are unavailable).
+type PartialError[T any] struct {
 	Err     error
-	Partial *RuntimeObservation
+	Partial *T
 }
 
-func (e *RuntimeObservationError) Error() string { return e.Err.Error() }
+func (e *PartialError[T]) Error() string { return e.Err.Error() }
 
-func (e *RuntimeObservationError) Unwrap() error { return e.Err }
-
-// ElectronPageError is a page inspection that failed after the attach
-// (the page went away mid-window): Err is the classified failure (a
-// *BrowserError, disconnected), Partial what was captured before it (the
-// frames read at the attach and the scripts reported until the loss; the
-// sections read after the window are unavailable), with a limitation
-// saying when the inspection broke off.
-type ElectronPageError struct {
-	Err     error
-	Partial *ElectronPageCapture
-}
-
-func (e *ElectronPageError) Error() string { return e.Err.Error() }
-
-func (e *ElectronPageError) Unwrap() error { return e.Err }
+func (e *PartialError[T]) Unwrap() error { return e.Err }
 
 // RuntimeLimits bound an observation; zero means the default in brackets.
 type RuntimeLimits struct {

@@ -435,7 +435,7 @@ func (c *electronCapture) frames(ft *page.FrameTree) ([]ports.ElectronFrame, map
 }
 
 // lost is the error of a page that went away during the window: the
-// disconnected failure wrapped in an *ports.ElectronPageError whose
+// disconnected failure wrapped in an *ports.PartialError[ports.ElectronPageCapture] whose
 // partial capture holds the frames of ft (read at the attach), the
 // scripts reported until then, and the sections read after the window
 // (DOM, resources, workers, sources) as unavailable, with a limitation
@@ -462,7 +462,7 @@ func (c *electronCapture) lost(out *ports.ElectronPageCapture, ft *page.FrameTre
 		strings.Join(unread[:len(unread)-1], ", ")+" and "+unread[len(unread)-1]+" sections, read after the window, are unavailable, and anything later is unknown.")
 	out.Completeness = c.led.completeness()
 	out.Limitations = slices.Clone(c.led.limitations)
-	return &ports.ElectronPageError{Err: errDetached(), Partial: out}
+	return &ports.PartialError[ports.ElectronPageCapture]{Err: errDetached(), Partial: out}
 }
 
 func electronDOM(ctx context.Context, a *attachment, c *electronCapture) (ports.BrowserDOM, error) {

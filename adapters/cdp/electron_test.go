@@ -144,7 +144,7 @@ func TestElectronInspectLostPageKeepsThePartialCapture(t *testing.T) {
 	_, err := cdp.NewRuntime(nil).InspectElectronPage(context.Background(), ports.ElectronInspectRequest{Endpoint: f.URL, TargetID: "T1",
 		AllowedFileRoots: []string{dir}, ObservationMS: 10000})
 	is.True(ports.IsCode(err, ports.BrowserDisconnected))
-	var pe *ports.ElectronPageError
+	var pe *ports.PartialError[ports.ElectronPageCapture]
 	if !errors.As(err, &pe) || pe.Partial == nil {
 		t.Fatalf("no partial capture with %v", err)
 	}
@@ -218,7 +218,7 @@ func TestElectronInspectPageClosedLiveOnChromium(t *testing.T) {
 	if !ports.IsCode(err, ports.BrowserDisconnected) {
 		t.Fatalf("got %v, want disconnected", err)
 	}
-	var pe *ports.ElectronPageError
+	var pe *ports.PartialError[ports.ElectronPageCapture]
 	if !errors.As(err, &pe) || pe.Partial == nil {
 		t.Fatalf("no partial capture with %v", err)
 	}

@@ -664,7 +664,7 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 		obs.Limitations = append(obs.Limitations, "The target went away "+itoa(int(obs.EndedAt.Sub(started).Milliseconds()))+" ms into the "+
 			itoa(req.ObservationMS)+" ms window (the inspector socket closed without the contexts being destroyed, as when the process is killed): "+
 			"this partial observation holds what was reported before; anything later is unknown.")
-		return nil, &ports.RuntimeObservationError{Err: err, Partial: obs}
+		return nil, &ports.PartialError[ports.RuntimeObservation]{Err: err, Partial: obs}
 	case <-cap.ended:
 		exited = true
 	case <-timer.C:

@@ -223,7 +223,7 @@ func TestV8ObserveKeepsWhatWasSeenWhenTheTargetIsKilled(t *testing.T) {
 	be, ok := ports.AsBrowserError(err)
 	is.True(ok)
 	is.Equal(be.Code, ports.BrowserDisconnected)
-	var pe *ports.RuntimeObservationError
+	var pe *ports.PartialError[ports.RuntimeObservation]
 	is.True(errors.As(err, &pe))
 	is.True(pe.Partial != nil)
 	is.Equal(pe.Partial.ObservationMS, 60000)

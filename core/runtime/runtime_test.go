@@ -282,7 +282,7 @@ func TestObserveDisconnectKeepsThePartialObservation(t *testing.T) {
 	f := portstest.NewRuntimeFake(dir)
 	s := session(t, f)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	f.Err = &ports.RuntimeObservationError{
+	f.Err = &ports.PartialError[ports.RuntimeObservation]{
 		Err: &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the target went away during the observation"},
 		Partial: &ports.RuntimeObservation{Target: f.Targets[0], StartedAt: now, EndedAt: now.Add(40 * time.Millisecond), ObservationMS: 5000,
 			Scripts:     []ports.RuntimeScript{script("1", filepath.Join(dir, "main.js"), strings.Repeat("a", 64))},
@@ -336,7 +336,7 @@ func TestInspectElectronPageDisconnectKeepsThePartialCapture(t *testing.T) {
 	s := session(t, f)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	f.Page = &ports.ElectronPageCapture{Target: ports.ElectronTarget{TargetID: "P1", Type: "page", FilePath: dir + "/index.html"}}
-	f.Err = &ports.ElectronPageError{
+	f.Err = &ports.PartialError[ports.ElectronPageCapture]{
 		Err: &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_terminated: the target closed or detached during the call"},
 		Partial: &ports.ElectronPageCapture{Browser: ports.BrowserInfo{Product: "Electron/31", Revision: "r"},
 			Target:        ports.ElectronTarget{TargetID: "P1", Type: "page", Title: "App", FilePath: dir + "/index.html"},

@@ -226,19 +226,26 @@ func handleObserveRuntime(ctx context.Context, c *core.Call) (any, error) {
 	c.Observe(fmt.Sprintf("observing the runtime over %d ms", req.ObservationMS))
 	o, err := r.ObserveRuntime(ctx, req)
 	if err != nil {
-		ce := runtimeErr(c.Op.Name, err)
 		// A target lost mid-window (disconnected) keeps what was seen
 		// before: the error carries it, as a capture's does.
-		var pe *ports.RuntimeObservationError
-		if e, ok := ce.(*core.Error); ok && errors.As(err, &pe) && pe.Partial != nil && e.Details != nil {
-			e.Details["partial_observation"] = normalizeObservation(pe.Partial, in.RuntimeKind)
-			e.Remediation = "The target went away during the window; details.partial_observation holds what was seen before. " +
-				"Observe again once it runs, with a window that ends before it exits."
-		}
-		return nil, ce
+		return nil, withPartial(runtimeErr(c.Op.Name, err), err, func(o *ports.RuntimeObservation) any { return normalizeObservation(o, in.RuntimeKind) },
+			"The target went away during the window; details.partial_observation holds what was seen before. "+
+				"Observe again once it runs, with a window that ends before it exits.")
 	}
 	res := normalizeObservation(o, in.RuntimeKind)
 	return observed(v8ProviderID, "1", envID(o.Runtime), "rea.javascript-runtime-observation/v1", authorityExternal, res, nil), nil
+}
+
+// withPartial adds to ce, the classified error of a call whose engine
+// failed with err, what a *ports.PartialError[T] in err saw before the
+// loss (details.partial_observation, normalized) and remediation.
+func withPartial[T any](ce, err error, normalize func(*T) any, remediation string) error {
+	var pe *ports.PartialError[T]
+	if e, ok := ce.(*core.Error); ok && errors.As(err, &pe) && pe.Partial != nil && e.Details != nil {
+		e.Details["partial_observation"] = normalize(pe.Partial)
+		e.Remediation = remediation
+	}
+	return ce
 }
 
 func normalizeObservation(o *ports.RuntimeObservation, kind string) *ObserveJavaScriptRuntimeResult {
