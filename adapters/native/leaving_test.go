@@ -2,10 +2,6 @@ package native_test
 
 import (
 	"context"
-	"debug/elf"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 )
 
@@ -62,32 +58,7 @@ tt:
 // to code that is not a boundary yet is looked at again in later rounds
 // (builder.pending keeps its result), so the stripped program lists tt.
 func TestLeavingLooksAgainWhenATargetBecomesABoundary(t *testing.T) {
-	needTool(t, "gcc")
-	needTool(t, "strip")
-	dir := t.TempDir()
-	src, exe := filepath.Join(dir, "leaving.s"), filepath.Join(dir, "leaving")
-	if err := os.WriteFile(src, []byte(leavingS), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := exec.Command("gcc", "-o", exe, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
-	if b, err := exec.Command("strip", "-o", exe+".s", exe).CombinedOutput(); err != nil {
-		t.Fatalf("strip: %v\n%s", err, b)
-	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	syms, err := f.Symbols()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := map[string]uint64{}
-	for _, s := range syms {
-		addr[s.Name] = s.Value
-	}
+	exe, addr := buildAsm(t, "leaving", leavingS)
 	procs, err := openAnalysis(t, exe+".s").Procedures(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -336,33 +336,7 @@ ff:
 `
 
 func TestNoReturnLaterPassJudgesAgain(t *testing.T) {
-	needTool(t, "gcc")
-	needTool(t, "strip")
-	needTool(t, "nm")
-	dir := t.TempDir()
-	src, exe := filepath.Join(dir, "later.s"), filepath.Join(dir, "later")
-	if err := os.WriteFile(src, []byte(noReturnLaterS), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := exec.Command("gcc", "-o", exe, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
-	if b, err := exec.Command("strip", "-o", exe+".s", exe).CombinedOutput(); err != nil {
-		t.Fatalf("strip: %v\n%s", err, b)
-	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	syms, err := f.Symbols()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := map[string]uint64{}
-	for _, s := range syms {
-		addr[s.Name] = s.Value
-	}
+	exe, addr := buildAsm(t, "later", noReturnLaterS)
 	for _, path := range []string{exe, exe + ".s"} {
 		got := noReturnSet(t, path)
 		for _, n := range []string{"die", "fa", "tt", "ff"} {
@@ -374,4 +348,38 @@ func TestNoReturnLaterPassJudgesAgain(t *testing.T) {
 			t.Errorf("%s: main is taken not to return", filepath.Base(path))
 		}
 	}
+}
+
+// buildAsm assembles and links src (x86-64 assembly) with gcc into NAME in
+// a temporary directory, writes its stripped copy beside it (NAME.s), and
+// returns the program's path and its symbols' addresses.
+func buildAsm(t *testing.T, name, src string) (string, map[string]uint64) {
+	t.Helper()
+	needTool(t, "gcc")
+	needTool(t, "strip")
+	dir := t.TempDir()
+	asm, exe := filepath.Join(dir, name+".s"), filepath.Join(dir, name)
+	if err := os.WriteFile(asm, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("gcc", "-o", exe, asm).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	if b, err := exec.Command("strip", "-o", exe+".s", exe).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, b)
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := map[string]uint64{}
+	for _, s := range syms {
+		addr[s.Name] = s.Value
+	}
+	return exe, addr
 }
