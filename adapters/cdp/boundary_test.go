@@ -3,9 +3,11 @@ package cdp_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -750,4 +752,68 @@ func TestInspectSkipsAllPauses(t *testing.T) {
 		}
 	}
 	is.Equal(skips, 2) // refused before the enable, asked again after it
+}
+
+// largeDocument is a fake whose main-frame document holds n nodes (the DOM
+// snapshot names its frame and backend node ids) and whose accessibility
+// domain answers getPartialAXTree one node at a time; node 2 has no
+// accessibility object (Chromium answers with node id "0").
+func largeDocument(n int) *cdptest.Server {
+	return cdptest.New(&cdptest.Options{Handlers: map[string]cdptest.Handler{
+		"DOMSnapshot.captureSnapshot": func(s *cdptest.Server, _ cdptest.Call) (any, *cdptest.RPCError) {
+			parents, types, names, values, ids, attrs := make([]int, n), make([]int, n), make([]int, n), make([]int, n), make([]int, n), make([][]int, n)
+			for i := range n {
+				parents[i], types[i], names[i], values[i], ids[i], attrs[i] = i-1, 1, 2, -1, 100+i, []int{}
+			}
+			return map[string]any{"strings": []string{"http://app.test/index.html", "F1", "DIV"}, "documents": []any{map[string]any{
+				"documentURL": 0, "frameId": 1,
+				"nodes": map[string]any{"parentIndex": parents, "nodeType": types, "nodeName": names, "nodeValue": values, "backendNodeId": ids, "attributes": attrs},
+			}}}, nil
+		},
+		"Accessibility.getPartialAXTree": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+			var p struct {
+				BackendNodeID  int   `json:"backendNodeId"`
+				FetchRelatives *bool `json:"fetchRelatives"`
+			}
+			if json.Unmarshal(c.Params, &p) != nil || p.FetchRelatives == nil || *p.FetchRelatives {
+				return nil, &cdptest.RPCError{Code: -32602, Message: "want one node, no relatives"}
+			}
+			if p.BackendNodeID == 102 {
+				return map[string]any{"nodes": []any{map[string]any{"nodeId": "0", "ignored": true}}}, nil
+			}
+			id := strconv.Itoa(p.BackendNodeID)
+			return map[string]any{"nodes": []any{map[string]any{"nodeId": id, "parentId": strconv.Itoa(p.BackendNodeID - 1), "ignored": false,
+				"role": map[string]any{"type": "role", "value": "generic"}, "childIds": []string{strconv.Itoa(p.BackendNodeID + 1)}, "backendDOMNodeId": p.BackendNodeID}}}, nil
+		},
+	}})
+}
+
+// A document larger than max_ax_nodes is not asked for its whole
+// accessibility tree: Chromium's getFullAXTree returns every node whatever
+// its depth (a 200k-element page's reply was 191 MB, past the 64 MiB bound,
+// so the section came back empty after 30 s). Its nodes are read one at a
+// time in document order until the limit is kept, and the capture says how
+// much of the document was not read.
+func TestInspectLargeDocumentReadsAccessibilityNodeByNode(t *testing.T) {
+	is := is.New(t)
+	f := largeDocument(50)
+	defer f.Close()
+	req := ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 10, Limits: ports.BrowserLimits{MaxAXNodes: 5}}
+	c, err := engine().InspectPage(context.Background(), req)
+	is.NoErr(err)
+	is.True(!f.Received("Accessibility.getFullAXTree"))
+	partial := 0
+	for _, m := range f.Methods() {
+		if m == "Accessibility.getPartialAXTree" {
+			partial++
+		}
+	}
+	is.Equal(partial, 6) // five kept, one with no accessibility object
+	is.Equal(len(c.Accessibility.Nodes), 5)
+	is.Equal(c.Accessibility.Nodes[0].NodeID, "100")
+	is.Equal(c.Accessibility.Nodes[2].NodeID, "103")
+	is.Equal(c.Accessibility.Nodes[0].FrameID, "F1")
+	is.Equal(c.Accessibility.Nodes[0].Role, "generic")
+	is.True(slices.Contains(c.Completeness.Truncated, "accessibility"))
+	is.True(slices.Contains(c.Limitations, "The accessibility tree of frame F1 was read node by node, for the first 6 of its document's 50 DOM nodes (max_ax_nodes 5); the other 44 were not read: Chromium returns a frame's whole tree in one reply, whatever its depth."))
 }

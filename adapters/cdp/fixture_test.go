@@ -133,6 +133,9 @@ setInterval(() => { debugger; fetch("/api?n=" + Date.now()); }, 2);
 	mux.HandleFunc("/tall", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><body style="margin:0"><div style="height:20000px;background:linear-gradient(red,blue)">tall</div></body>`)
 	})
+	mux.HandleFunc("/large", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>large</title><body><button aria-label="first-button">b</button>`+strings.Repeat("<div>x</div>", 20000)+`</body>`)
+	})
 	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"ok":true,"count":2,"items":[{"id":1}]}`)

@@ -144,6 +144,11 @@ type pageCapture struct {
 	// the attach, whose URL (and so origin) Chromium never reports.
 	created            map[string]bool
 	unattributedFrames int
+	// axDocs are the in-scope documents of the DOM snapshot by frame id, so
+	// the accessibility read knows a document's size before asking for its
+	// tree; domOversized says the snapshot was over the message bound.
+	axDocs       map[string]axDocument
+	domOversized bool
 }
 
 func (pc *pageCapture) violate() {

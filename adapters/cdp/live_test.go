@@ -815,3 +815,28 @@ func TestLiveScenarioLoadTimeoutNamesWhatIsLoading(t *testing.T) {
 	is.True(strings.Contains(start.Error, "1 request(s) were still loading: "+page.URL+"/never.js"))
 	is.True(strings.HasSuffix(start.Error, "a slower page needs a larger limits.step_timeout_ms (or the step's timeout_ms), at most 60000"))
 }
+
+// On a page of 20,000 flat elements Chromium's whole accessibility tree is
+// over 8 MB, even at depth 1; with the message bound at 4 MiB it used to
+// leave the section empty. Read node by node, the capture keeps max_ax_nodes
+// nodes from the document's start and says the rest was not read.
+func TestLiveInspectLargePageKeepsAccessibilityNodes(t *testing.T) {
+	endpoint, site, _ := liveBrowser(t)
+	is := is.New(t)
+	old := cdp.SetMaxMessageBytes(4 << 20)
+	defer cdp.SetMaxMessageBytes(old)
+	tctx, tid := driver(t, endpoint)
+	is.NoErr(chromedp.Do(tctx, chromedp.Navigate(site+"/large")))
+	c, err := cdp.New(nil).InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: tid}, ObservationMS: 100, IncludeAccessibilityText: true})
+	is.NoErr(err)
+	is.True(c.DOM.TotalNodes > 40000)
+	is.Equal(len(c.Accessibility.Nodes), 2000)
+	is.True(slices.ContainsFunc(c.Accessibility.Nodes, func(n ports.BrowserAXNode) bool {
+		return n.Name != nil && *n.Name == "first-button" && n.Role == "button"
+	}))
+	is.True(slices.Contains(c.Completeness.Truncated, "accessibility"))
+	is.True(!slices.ContainsFunc(c.Completeness.Excluded, func(x ports.BrowserExclusion) bool { return x.Section == "accessibility" }))
+	is.True(slices.ContainsFunc(c.Limitations, func(l string) bool {
+		return strings.Contains(l, "was read node by node") && strings.Contains(l, "DOM nodes (max_ax_nodes 2000)")
+	}))
+}

@@ -145,13 +145,15 @@ func (e *Engine) resources(ctx context.Context, a *attachment, pc *pageCapture) 
 
 type snapshot struct {
 	Documents []struct {
-		DocumentURL int `json:"documentURL"`
+		DocumentURL int  `json:"documentURL"`
+		FrameID     *int `json:"frameId"`
 		Nodes       struct {
-			ParentIndex []int   `json:"parentIndex"`
-			NodeType    []int   `json:"nodeType"`
-			NodeName    []int   `json:"nodeName"`
-			NodeValue   []int   `json:"nodeValue"`
-			Attributes  [][]int `json:"attributes"`
+			BackendNodeID []int   `json:"backendNodeId"`
+			ParentIndex   []int   `json:"parentIndex"`
+			NodeType      []int   `json:"nodeType"`
+			NodeName      []int   `json:"nodeName"`
+			NodeValue     []int   `json:"nodeValue"`
+			Attributes    [][]int `json:"attributes"`
 		} `json:"nodes"`
 	} `json:"documents"`
 	Strings []string `json:"strings"`
@@ -167,6 +169,9 @@ func (e *Engine) domSnapshot(ctx context.Context, a *attachment, pc *pageCapture
 	err := a.page.c.call(ctx, a.page.id, domsnapshot.CommandCaptureSnapshot,
 		domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{}, IncludePaintOrder: &f, IncludeDOMRects: &f}, &snap)
 	if oversized(err, domsnapshot.CommandCaptureSnapshot, "dom", pc) {
+		pc.mu.Lock()
+		pc.domOversized = true
+		pc.mu.Unlock()
 		return ports.BrowserDOM{Nodes: []ports.BrowserDOMNode{}, URLs: []ports.BrowserDOMURL{}}, nil
 	}
 	if err != nil {
@@ -197,6 +202,13 @@ func (e *Engine) domSnapshot(ctx context.Context, a *attachment, pc *pageCapture
 		}
 		n := len(d.Nodes.ParentIndex)
 		dom.TotalNodes += n
+		if d.FrameID != nil && str(*d.FrameID) != "" {
+			if pc.axDocs == nil {
+				pc.axDocs = map[string]axDocument{}
+			}
+			ids := d.Nodes.BackendNodeID[:min(len(d.Nodes.BackendNodeID), axReadsPerNode*pc.lim.MaxAXNodes)]
+			pc.axDocs[str(*d.FrameID)] = axDocument{nodes: n, backendIDs: slices.Clone(ids)}
+		}
 		for i := 0; i < n; i++ {
 			if len(dom.Nodes) >= pc.lim.MaxDOMNodes {
 				pc.led.truncated["dom"] = true
@@ -326,17 +338,106 @@ func (v *axValue) text() string {
 	return ""
 }
 
+// axDocument is what the DOM snapshot says of a frame's document: its node
+// count and its first backend node ids, in document order.
+type axDocument struct {
+	nodes      int
+	backendIDs []int
+}
+
+// axReadsPerNode bounds the node-by-node read at this many
+// getPartialAXTree calls per node kept: nodes with no accessibility object
+// (head, script, a display:none subtree) answer with none.
+const axReadsPerNode = 2
+
+// accessibility reads each frame's accessibility tree up to max_ax_nodes.
+// Chromium's getFullAXTree returns a frame's whole tree in one reply: its
+// depth bounds levels, not width, and a flat page puts nearly every node at
+// depth 1 (a 200k-element page answered 191 MB, past the message bound,
+// after 30 s). So a frame whose document (as the DOM snapshot counted it)
+// holds more nodes than the room left is read node by node with
+// getPartialAXTree, in document order, and no reply is larger than what is
+// kept; a frame the snapshot does not know is asked for its whole tree.
 func (e *Engine) accessibility(ctx context.Context, a *attachment, pc *pageCapture, frames []ports.BrowserFrame) (ports.BrowserAccessibility, error) {
 	out := ports.BrowserAccessibility{Nodes: []ports.BrowserAXNode{}, TextCapture: "not_approved"}
 	if pc.req.IncludeAccessibilityText {
 		out.TextCapture = "included"
 	}
-	depth := int64(32)
+	truncate := func(limitation string) {
+		pc.mu.Lock()
+		pc.led.truncated["accessibility"] = true
+		if limitation != "" {
+			pc.led.limitations = append(pc.led.limitations, limitation)
+		}
+		pc.mu.Unlock()
+	}
 	remaining := pc.lim.MaxTotalTextBytes
-	for _, f := range frames {
+	keep := func(n axNode, frameID string) {
+		node := ports.BrowserAXNode{NodeID: n.NodeID, ParentID: n.ParentID, FrameID: frameID, Role: cut(n.Role.text(), 1024), Ignored: n.Ignored, States: []string{}}
+		for _, p := range n.Properties {
+			if axStates[p.Name] && p.Value.on() {
+				node.States = append(node.States, p.Name)
+			}
+		}
+		slices.Sort(node.States)
+		node.States = slices.Compact(node.States)
+		for _, fld := range []struct {
+			src *axValue
+			dst **string
+		}{{n.Name, &node.Name}, {n.Description, &node.Description}} {
+			t := fld.src.text()
+			if t == "" {
+				continue
+			}
+			if !pc.req.IncludeAccessibilityText {
+				out.ExcludedFields++
+				continue
+			}
+			lim := min(pc.lim.MaxTextFieldBytes, remaining)
+			if len(t) > lim {
+				t = cutBytes(t, max(lim, 0))
+				out.TruncatedFields++
+				out.TextCapture = "truncated"
+			}
+			if t == "" {
+				out.ExcludedFields++
+				continue
+			}
+			remaining -= len(t)
+			out.RetainedBytes += len(t)
+			*fld.dst = &t
+		}
+		out.Nodes = append(out.Nodes, node)
+	}
+	pc.mu.Lock()
+	docs, domOversized := pc.axDocs, pc.domOversized
+	pc.mu.Unlock()
+	for i, f := range frames {
+		room := pc.lim.MaxAXNodes - len(out.Nodes)
+		if room <= 0 {
+			truncate(fmt.Sprintf("The accessibility trees of %d frame(s) were not read: max_ax_nodes (%d) was reached.", len(frames)-i, pc.lim.MaxAXNodes))
+			break
+		}
+		doc, known := docs[f.FrameID]
+		if !known && domOversized {
+			truncate(fmt.Sprintf("The accessibility tree of frame %s was not read: its document was too large for the DOM snapshot, and its tree would be larger still.", f.FrameID))
+			continue
+		}
+		if known && doc.nodes > room {
+			ok, err := e.axNodeByNode(ctx, a, pc, f.FrameID, doc, room, &out, keep)
+			if err != nil {
+				return out, err
+			}
+			if !ok {
+				out.TextCapture = "unavailable"
+				return out, nil
+			}
+			continue
+		}
 		var res struct {
 			Nodes []axNode `json:"nodes"`
 		}
+		depth := int64(32)
 		ok, err := optional(ctx, a.page, accessibility.CommandGetFullAXTree,
 			accessibility.GetFullAXTreeParams{Depth: &depth, FrameID: cdpt.FrameID(f.FrameID)}, &res, "accessibility", pc)
 		if oversized(err, accessibility.CommandGetFullAXTree, "accessibility", pc) {
@@ -357,55 +458,60 @@ func (e *Engine) accessibility(ctx context.Context, a *attachment, pc *pageCaptu
 		for _, n := range res.Nodes {
 			for _, c := range n.ChildIDs {
 				if !ids[c] {
-					pc.mu.Lock()
-					pc.led.truncated["accessibility"] = true
-					pc.mu.Unlock()
+					truncate("")
 				}
 			}
 			if len(out.Nodes) >= pc.lim.MaxAXNodes {
-				pc.mu.Lock()
-				pc.led.truncated["accessibility"] = true
-				pc.mu.Unlock()
+				truncate("")
 				break
 			}
-			node := ports.BrowserAXNode{NodeID: n.NodeID, ParentID: n.ParentID, FrameID: f.FrameID, Role: cut(n.Role.text(), 1024), Ignored: n.Ignored, States: []string{}}
-			for _, p := range n.Properties {
-				if axStates[p.Name] && p.Value.on() {
-					node.States = append(node.States, p.Name)
-				}
-			}
-			slices.Sort(node.States)
-			node.States = slices.Compact(node.States)
-			for _, fld := range []struct {
-				src *axValue
-				dst **string
-			}{{n.Name, &node.Name}, {n.Description, &node.Description}} {
-				t := fld.src.text()
-				if t == "" {
-					continue
-				}
-				if !pc.req.IncludeAccessibilityText {
-					out.ExcludedFields++
-					continue
-				}
-				lim := min(pc.lim.MaxTextFieldBytes, remaining)
-				if len(t) > lim {
-					t = cutBytes(t, max(lim, 0))
-					out.TruncatedFields++
-					out.TextCapture = "truncated"
-				}
-				if t == "" {
-					out.ExcludedFields++
-					continue
-				}
-				remaining -= len(t)
-				out.RetainedBytes += len(t)
-				*fld.dst = &t
-			}
-			out.Nodes = append(out.Nodes, node)
+			keep(n, f.FrameID)
 		}
 	}
 	return out, nil
+}
+
+// axNodeByNode reads a frame's accessibility nodes one DOM node at a time
+// (getPartialAXTree without relatives), in document order, until room
+// nodes are kept or the read bound is spent; ok=false means the browser
+// has no getPartialAXTree. A node the page removed since the snapshot is
+// skipped.
+func (e *Engine) axNodeByNode(ctx context.Context, a *attachment, pc *pageCapture, frameID string, doc axDocument, room int, out *ports.BrowserAccessibility, keep func(axNode, string)) (bool, error) {
+	no := false
+	read, kept := 0, 0
+	for _, id := range doc.backendIDs[:min(len(doc.backendIDs), axReadsPerNode*room)] {
+		if kept >= room {
+			break
+		}
+		var res struct {
+			Nodes []axNode `json:"nodes"`
+		}
+		read++
+		ok, err := optional(ctx, a.page, accessibility.CommandGetPartialAXTree,
+			accessibility.GetPartialAXTreeParams{BackendNodeID: cdpt.BackendNodeID(id), FetchRelatives: &no}, &res, "accessibility", pc)
+		if be, isBE := ports.AsBrowserError(err); isBE && be.Code == ports.BrowserProtocolError {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return false, nil
+		}
+		for _, n := range res.Nodes {
+			if n.NodeID == "" || n.NodeID == "0" || kept >= room {
+				continue // "0": the DOM node has no accessibility object
+			}
+			out.TotalNodes++
+			keep(n, frameID)
+			kept++
+		}
+	}
+	pc.mu.Lock()
+	pc.led.truncated["accessibility"] = true
+	pc.led.limitations = append(pc.led.limitations, fmt.Sprintf("The accessibility tree of frame %s was read node by node, for the first %d of its document's %d DOM nodes (max_ax_nodes %d); the other %d were not read: Chromium returns a frame's whole tree in one reply, whatever its depth.", frameID, read, doc.nodes, pc.lim.MaxAXNodes, doc.nodes-read))
+	pc.mu.Unlock()
+	return true, nil
 }
 
 type scriptSourceResult struct {
