@@ -537,6 +537,37 @@ func TestScreenshotOnFake(t *testing.T) {
 		is.Equal(code(t, err), ports.BrowserTimeout) // unbounded, the fake's late empty answer is not a PNG
 		is.True(strings.Contains(err.Error(), "background"))
 	})
+	t.Run("a hidden page is named at once", func(t *testing.T) {
+		// document.visibilityState, read through the DOM without running
+		// page script, says the tab is in the background: the capture waits
+		// a second for a frame, not the full frame wait, and says why.
+		is := is.New(t)
+		f := cdptest.New(&cdptest.Options{Handlers: map[string]cdptest.Handler{
+			"DOM.getDocument": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+				return map[string]any{"root": map[string]any{"nodeId": 1, "backendNodeId": 1, "nodeType": 9, "nodeName": "#document", "localName": "", "nodeValue": ""}}, nil
+			},
+			"DOM.resolveNode": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+				return map[string]any{"object": map[string]any{"type": "object", "objectId": "doc-1"}}, nil
+			},
+			"Runtime.getProperties": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+				return map[string]any{"result": []any{
+					map[string]any{"name": "hidden", "value": map[string]any{"type": "boolean", "value": true}, "configurable": true, "enumerable": true},
+					map[string]any{"name": "visibilityState", "value": map[string]any{"type": "string", "value": "hidden"}, "configurable": true, "enumerable": true},
+				}}, nil
+			},
+			"Page.captureScreenshot": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+				time.Sleep(3 * time.Second) // a hidden tab draws nothing; the fake answers late with no image
+				return map[string]any{"data": ""}, nil
+			},
+		}})
+		defer f.Close()
+		_, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
+		is.Equal(code(t, err), ports.BrowserTimeout)
+		is.True(strings.Contains(err.Error(), `document.visibilityState is "hidden"`))
+		is.True(strings.Contains(err.Error(), "bring the tab to the front"))
+		is.True(f.Received("Runtime.releaseObject"))
+		assertNeverSent(t, f)
+	})
 	t.Run("navigation during capture", func(t *testing.T) {
 		is := is.New(t)
 		f := cdptest.New(&cdptest.Options{NavigateOutMethod: "Page.captureScreenshot", NavigateOutURL: "http://app.test/other"})

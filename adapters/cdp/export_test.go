@@ -1,6 +1,11 @@
 package cdp
 
-import "time"
+import (
+	"context"
+	"time"
+
+	"rea/ports"
+)
 
 // SetScreenshotFrameWait sets how long a screenshot waits for its frame,
 // for a test, and returns the wait it replaced.
@@ -33,4 +38,15 @@ func SetArtifactWait(d time.Duration) time.Duration {
 	old := artifactWait
 	artifactWait = d
 	return old
+}
+
+// PageVisibility attaches to a target and reads its document.visibilityState
+// the way a screenshot does ("" when unknown).
+func (e *Engine) PageVisibility(ctx context.Context, ref ports.BrowserTargetRef) (string, error) {
+	a, err := e.attach(ctx, ref)
+	if err != nil {
+		return "", err
+	}
+	defer a.close(ctx)
+	return visibility(ctx, a), nil
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 	"github.com/matryer/is"
@@ -839,4 +840,33 @@ func TestLiveInspectLargePageKeepsAccessibilityNodes(t *testing.T) {
 	is.True(slices.ContainsFunc(c.Limitations, func(l string) bool {
 		return strings.Contains(l, "was read node by node") && strings.Contains(l, "DOM nodes (max_ax_nodes 2000)")
 	}))
+}
+
+// A screenshot reads document.visibilityState (no page script runs) to
+// answer at once for a hidden page: a tab opened in the background reads
+// "hidden", the front tab "visible". Headless Chromium still draws a hidden
+// tab, so its screenshot succeeds within the short wait.
+func TestLiveScreenshotReadsVisibility(t *testing.T) {
+	endpoint, site, tid := liveBrowser(t)
+	is := is.New(t)
+	ctx := context.Background()
+	e := cdp.New(nil)
+	v, err := e.PageVisibility(ctx, ports.BrowserTargetRef{Endpoint: endpoint, TargetID: tid})
+	is.NoErr(err)
+	is.Equal(v, "visible")
+	dctx, _ := driver(t, endpoint)
+	bg := true
+	created, err := chromedp.Call(dctx, target.CreateTarget, target.CreateTargetParams{URL: site + "/app/other", Background: &bg})
+	is.NoErr(err)
+	hidden := ports.BrowserTargetRef{Endpoint: endpoint, TargetID: string(created.TargetID)}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if v, err = e.PageVisibility(ctx, hidden); err == nil && v != "" || time.Now().After(deadline) {
+			break
+		}
+	}
+	is.NoErr(err)
+	is.Equal(v, "hidden")
+	s, err := e.CaptureScreenshot(ctx, ports.BrowserScreenshotRequest{Target: hidden})
+	is.NoErr(err)
+	is.True(s.Width > 0)
 }

@@ -5,12 +5,16 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto"
+	cdpt "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 
 	"rea/ports"
 )
@@ -40,8 +44,57 @@ func decodeCanonicalBase64(s string) ([]byte, bool) {
 	return b, true
 }
 
-// screenshotFrameWait bounds the wait for the frame a screenshot captures.
-var screenshotFrameWait = 15 * time.Second
+// screenshotFrameWait bounds the wait for the frame a screenshot captures;
+// hiddenFrameWait is the wait for a page that reports itself hidden, which
+// headful Chromium does not draw (headless Chromium still does, at once).
+var (
+	screenshotFrameWait = 15 * time.Second
+	hiddenFrameWait     = time.Second
+)
+
+// visibility reads the page's document.visibilityState without running page
+// script: the document node's remote object (DOM.resolveNode) and its
+// properties, where V8 reports the values of side-effect-free native
+// getters such as visibilityState. Anything else ("", on any failure, or a
+// page that replaced the getter with its own) means unknown.
+func visibility(ctx context.Context, a *attachment) string {
+	depth := int64(0)
+	var doc struct {
+		Root *struct {
+			BackendNodeID int64 `json:"backendNodeId"`
+		} `json:"root"`
+	}
+	if a.page.c.call(ctx, a.page.id, dom.CommandGetDocument, dom.GetDocumentParams{Depth: &depth}, &doc) != nil || doc.Root == nil {
+		return ""
+	}
+	var obj struct {
+		Object struct {
+			ObjectID string `json:"objectId"`
+		} `json:"object"`
+	}
+	if a.page.c.call(ctx, a.page.id, dom.CommandResolveNode, dom.ResolveNodeParams{BackendNodeID: cdpt.BackendNodeID(doc.Root.BackendNodeID)}, &obj) != nil || obj.Object.ObjectID == "" {
+		return ""
+	}
+	defer a.page.c.call(context.WithoutCancel(ctx), a.page.id, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: runtime.RemoteObjectID(obj.Object.ObjectID)}, nil)
+	var props struct {
+		Result []struct {
+			Name  string `json:"name"`
+			Value *struct {
+				Value json.RawMessage `json:"value"`
+			} `json:"value"`
+		} `json:"result"`
+	}
+	if a.page.c.call(ctx, a.page.id, runtime.CommandGetProperties, runtime.GetPropertiesParams{ObjectID: runtime.RemoteObjectID(obj.Object.ObjectID)}, &props) != nil {
+		return ""
+	}
+	for _, p := range props.Result {
+		var v string
+		if p.Name == "visibilityState" && p.Value != nil && json.Unmarshal(p.Value.Value, &v) == nil {
+			return v
+		}
+	}
+	return ""
+}
 
 // CaptureScreenshot captures the viewport (never beyond it, so a very tall
 // page still gives a viewport-sized image) as PNG.
@@ -85,14 +138,19 @@ func (e *Engine) CaptureScreenshot(ctx context.Context, req ports.BrowserScreens
 	}
 	fromSurface, beyond := true, false
 	// Chromium answers captureScreenshot with the next frame it draws, and
-	// draws none for a tab in the background: the wait is bounded.
-	cctx, cancel := context.WithTimeout(ctx, screenshotFrameWait)
+	// draws none for a tab in the background: the wait is bounded, and
+	// short for a page that says it is hidden.
+	wait, why := screenshotFrameWait, "Chromium draws none for a tab in the background"
+	if visibility(ctx, a) == "hidden" {
+		wait, why = hiddenFrameWait, `document.visibilityState is "hidden": the tab is in the background or its window is minimized, and Chromium draws no frame for it`
+	}
+	cctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if err := a.page.c.call(cctx, a.page.id, page.CommandCaptureScreenshot, page.CaptureScreenshotParams{
 		Format: page.CaptureScreenshotFormatPng, FromSurface: &fromSurface, CaptureBeyondViewport: &beyond}, &res); err != nil {
 		if ctx.Err() == nil && cctx.Err() != nil {
 			return nil, &ports.BrowserError{Code: ports.BrowserTimeout, Msg: fmt.Sprintf("the page drew no frame to capture within %s; "+
-				"Chromium draws none for a tab in the background: bring the tab to the front and call again", screenshotFrameWait)}
+				"%s: bring the tab to the front and call again", wait, why)}
 		}
 		return nil, err
 	}
