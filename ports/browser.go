@@ -787,6 +787,9 @@ type BrowserScenarioArtifacts struct {
 	Storage       *BrowserScenarioStorage
 	Missing       map[string]string
 	Truncated     []string
+	// DOMBytes is the serialized HTML's whole size when Truncated lists
+	// "dom" and DOM holds its first part (0: not measured).
+	DOMBytes int
 }
 
 // BrowserScenarioStorage is what the page's origin stores after a step:

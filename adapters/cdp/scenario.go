@@ -747,11 +747,10 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 				missing(k, err.Error())
 				continue
 			}
-			if len(html) > maxDOMArtifactBytes {
-				html = cutBytes(html, maxDOMArtifactBytes)
+			var cut bool
+			if a.DOM, a.DOMBytes, cut = domArtifact(html, red); cut {
 				a.Truncated = append(a.Truncated, "dom")
 			}
-			a.DOM = []byte(red.Replace(html))
 		case "accessibility":
 			text, err := axText(actx)
 			if err != nil {
@@ -788,6 +787,23 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 		}
 	}
 	return a
+}
+
+// domArtifact is the dom artifact of a page's serialized HTML: the
+// scenario's secrets replaced, and over maxDOMArtifactBytes its start, cut
+// after the replacement (a secret across the bound leaves nothing of it)
+// and before a tag the bound falls in; total is the whole text's size when
+// cut.
+func domArtifact(html string, red *strings.Replacer) (kept []byte, total int, cut bool) {
+	whole := red.Replace(html)
+	if len(whole) <= maxDOMArtifactBytes {
+		return []byte(whole), 0, false
+	}
+	s := cutBytes(whole, maxDOMArtifactBytes)
+	if lt := strings.LastIndexByte(s, '<'); lt > strings.LastIndexByte(s, '>') {
+		s = s[:lt]
+	}
+	return []byte(s), len(whole), true
 }
 
 // storageArtifact reads the cookies Chromium would send to url and the

@@ -436,6 +436,10 @@ type fakeRunner struct {
 	got     ports.BrowserScenarioRequest
 	extra   []ports.BrowserScenarioEvent  // appended to the fixed events
 	storage *ports.BrowserScenarioStorage // the last step's storage artifact
+	// dom, when set, is the last step's DOM artifact, cut by the engine
+	// from a document of domBytes bytes.
+	dom      []byte
+	domBytes int
 }
 
 func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioRequest) (*ports.BrowserScenarioCapture, error) {
@@ -463,6 +467,10 @@ func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioR
 			r.Artifacts.Screenshot = portstest.FakePNG
 			r.Artifacts.DOM = []byte("<html></html>")
 			r.Artifacts.Storage = run.storage
+			if run.dom != nil {
+				r.Artifacts.DOM, r.Artifacts.DOMBytes = run.dom, run.domBytes
+				r.Artifacts.Truncated = []string{"dom"}
+			}
 		}
 		out.Steps = append(out.Steps, r)
 	}
@@ -911,4 +919,27 @@ func TestInspectWithoutNetworkActivitySaysWhy(t *testing.T) {
 	f = richFake() // one request observed
 	f.Capture.CaptureWindow.ObservationMS = 500
 	is.True(!has(result(mustCall(t, session(t, f, nil), "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))))
+}
+
+// A DOM over the engine's bound keeps its start: the truncated artifact
+// carries the retained text, with the whole document's size as observed.
+// An agent used to get the state alone ("the full size was not measured")
+// and nothing of the page.
+func TestScenarioTruncatedDOMKeepsItsStart(t *testing.T) {
+	is := is.New(t)
+	kept := strings.Repeat("<p>x</p>", 100)
+	s := session(t, nil, &fakeRunner{dom: []byte(kept), domBytes: 5000})
+	r := result(mustCall(t, s, "capture_browser_scenario", map[string]any{"browser": map[string]any{"mode": "launch"},
+		"start_url": map[string]any{"url": "http://app.test/"},
+		"actions":   []any{map[string]any{"step_id": "w", "action": "wait_for_timeout", "duration_ms": 10}},
+		"capture":   map[string]any{"at_end": []any{"dom"}}}))
+	d := r["steps"].([]any)[1].(map[string]any)["artifacts"].(map[string]any)["dom"].(map[string]any)
+	is.Equal(d["state"], "truncated")
+	is.Equal(d["observed"], 5000.0)
+	is.Equal(d["retained"], float64(len(kept)))
+	v := d["value"].(map[string]any)
+	is.Equal(v["text"], kept)
+	is.Equal(v["bytes"], float64(len(kept)))
+	is.True(strings.Contains(d["reason"].(string), "first"))
+	is.Equal(r["completeness"].(map[string]any)["status"], "truncated")
 }

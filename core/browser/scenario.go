@@ -233,7 +233,8 @@ type (
 		Retained int    `json:"retained"`
 		Reason   string `json:"reason"`
 		// Value is what was kept, for the storage artifact (its first 512
-		// items per list); the others keep none.
+		// items per list) and the DOM (its serialized HTML's start); the
+		// others keep none.
 		Value any `json:"value,omitempty"`
 	}
 	artifactCaptured struct {
@@ -525,6 +526,11 @@ func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (WebSce
 		case v == nil:
 			*dst = artifactMissing{State: "missing", Reason: "the engine returned no " + k}
 			missing = append(missing, k)
+		case k == "dom" && cutHere:
+			observed := max(a.DOMBytes, size)
+			*dst = artifactTruncated{State: "truncated", Observed: observed, Retained: size, Value: v,
+				Reason: "the serialized HTML is cut at the engine's size limit: value holds its first retained bytes of observed"}
+			trunc = append(trunc, k)
 		case k == "storage" && cutHere:
 			*dst = artifactTruncated{State: "truncated", Observed: size, Retained: kept, Value: v,
 				Reason: "each storage list keeps its first 512 items by name; observed counts the items of all three lists"}

@@ -462,7 +462,13 @@ func scenarioCaptureDefs() js {
 				"uri": jsPattern(`^rea://web-screenshot/sha256/[0-9a-f]{64}$`), "sha256": jsSHA256(),
 				"bytes": jsIntRange(1, 8*1024*1024), "media_type": jsConst("image/png"), "data_base64": jsStrLen(0, 11184816),
 			})),
-			"dom":           state(jsRef("web_text_artifact")),
+			// A DOM over the engine's bound keeps its serialized HTML's start:
+			// the truncated state carries it.
+			"dom": jsAnyOf(
+				jsObj(js{"state": jsConst("captured"), "value": jsRef("web_text_artifact")}),
+				jsRef("web_state_not_requested"), jsRef("web_state_missing"),
+				jsObj(js{"state": jsConst("truncated"), "observed": jsInt(0), "retained": jsInt(0), "reason": jsStrLen(1, 1024), "value": jsRef("web_text_artifact")}),
+			),
 			"accessibility": state(jsRef("web_text_artifact")),
 			"url":           state(url),
 			"history": state(jsObj(js{
