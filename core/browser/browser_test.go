@@ -942,4 +942,7 @@ func TestScenarioTruncatedDOMKeepsItsStart(t *testing.T) {
 	is.Equal(v["bytes"], float64(len(kept)))
 	is.True(strings.Contains(d["reason"].(string), "first"))
 	is.Equal(r["completeness"].(map[string]any)["status"], "truncated")
+	// compare_web_captures accepts it and claims nothing about a cut DOM.
+	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": r}))
+	is.True(diff["overall_status"] != "unchanged")
 }
