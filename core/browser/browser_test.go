@@ -197,8 +197,9 @@ func TestBundleFindsRoutesEndpointsAndDeclarationsWithTheRealShape(t *testing.T)
 }
 
 // A finding whose call has no literal first argument (fetch("/x?" + n),
-// api.get(url)) is placed at its template's first literal, else at its
-// callee's name, not at line 0.
+// api.get(url)) is placed at its call, as V8 places it (the callee's name),
+// found from its template's first literal or from the member name, not at
+// line 0.
 func TestBundleFindingsWithoutALiteralArgumentAreLocated(t *testing.T) {
 	is := is.New(t)
 	f := richFake()
@@ -209,7 +210,7 @@ func TestBundleFindingsWithoutALiteralArgumentAreLocated(t *testing.T) {
 	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
 	obs := b["observations"].(map[string]any)
 	loc := obs["endpoints"].([]any)[0].(map[string]any)["location"].(map[string]any)
-	is.Equal([]any{loc["line"], loc["column"]}, []any{3.0, 8.0}) // "/x?"
+	is.Equal([]any{loc["line"], loc["column"]}, []any{3.0, 2.0}) // fetch
 	loc = obs["endpoints"].([]any)[1].(map[string]any)["location"].(map[string]any)
 	is.Equal([]any{loc["line"], loc["column"]}, []any{4.0, 6.0}) // get
 }
@@ -743,9 +744,10 @@ func TestBundleFindingsNameTheirOriginalSourcePosition(t *testing.T) {
 		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/c")}},
 		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/d")}},
 	}}}
-	// AACE: column 0 -> a.js line 2 column 2; kBCEE: column 18 (at "/b") -> b.js
+	// Findings sit at their call (column 0 and 12 of line 1). AACE: column
+	// 0 -> a.js line 2 column 2; YCEE: column 12 (the second fetch) -> b.js
 	// line 4 column 4; ;AAAA: line 2 column 0 -> b.js line 4 column 4.
-	m := mapFetcher{`{"version":3,"sources":["src/a.js","src/b.js"],"names":[],"mappings":"AACE,kBCEE;AAAA"}`}
+	m := mapFetcher{`{"version":3,"sources":["src/a.js","src/b.js"],"names":[],"mappings":"AACE,YCEE;AAAA"}`}
 	reg, _ := core.NewRegistry(nil, &core.RegistryOptions{Browser: f, JavaScript: js, SourceMaps: m})
 	s := core.NewSession(catalog(t), reg, nil)
 	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1", "fetch_source_maps": true}))
@@ -945,4 +947,99 @@ func TestScenarioTruncatedDOMKeepsItsStart(t *testing.T) {
 	// compare_web_captures accepts it and claims nothing about a cut DOM.
 	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": r}))
 	is.True(diff["overall_status"] != "unchanged")
+}
+
+// callsSrc has calls whose callee the parse cannot place per call: two
+// registerTool calls through one destructured name, one through a renamed
+// alias, two fetches in one function, a new WebSocket and a top-level fetch.
+const callsSrc = "function setup() {\n" +
+	"  const {registerTool} = navigator.modelContext;\n" +
+	"  registerTool({ name: \"one\", description: \"d\" });\n" +
+	"  registerTool({ name: \"two\", description: \"d\" });\n" +
+	"  const {registerTool: r} = navigator.modelContext;\n" +
+	"  r({ name: \"three\" });\n" +
+	"  fetch(\"/a\"); fetch(base + \"/b\");\n" +
+	"  new WebSocket(\"ws://x/s\");\n" +
+	"  api.get(`/v1/${id}`);\n" +
+	"}\n" +
+	"fetch(\"/top\");\n"
+
+// recordedJS reports callsSrc's calls as adapters/js does (recorded): the
+// CalleeOffset of a plain or aliased name is its first use in the function
+// (the destructuring for registerTool and r, the first fetch for both), -1
+// at the top level; a member's is its property name at the call.
+type recordedJS struct{}
+
+func (recordedJS) Info() ports.ProviderInfo {
+	return ports.ProviderInfo{ID: "recorded-js", Name: "recorded", Version: "1"}
+}
+func (recordedJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	at := func(s string, nth int) int64 {
+		off := 0
+		for ; nth > 0; nth-- {
+			off += strings.Index(callsSrc[off:], s) + 1
+		}
+		return int64(off + strings.Index(callsSrc[off:], s))
+	}
+	str := func(s string) ports.JSValue {
+		return ports.JSValue{Kind: ports.JSValString, Value: s, Offset: at(`"`+s+`"`, 0)}
+	}
+	tool := func(name string) []ports.JSValue {
+		return []ports.JSValue{{Kind: ports.JSValObject, Offset: -1, Props: []ports.JSProp{{Key: "name", Value: str(name)}}}}
+	}
+	reg := "navigator.modelContext.registerTool"
+	return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
+		{Callee: reg, Offset: -1, CalleeOffset: int32(at("registerTool", 0)), Args: tool("one")},
+		{Callee: reg, Offset: -1, CalleeOffset: int32(at("registerTool", 0)), Args: tool("two")},
+		{Callee: reg, Offset: -1, CalleeOffset: int32(at("r}", 0)), Args: tool("three")},
+		{Callee: "fetch", Offset: at(`"/a"`, 0), CalleeOffset: int32(at("fetch", 0)), Args: []ports.JSValue{str("/a")}},
+		{Callee: "fetch", Offset: -1, CalleeOffset: int32(at("fetch", 0)), Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "${}/b", Offset: at(`"/b"`, 0),
+			Parts: []ports.JSValue{{Kind: ports.JSValName, Value: "base", Offset: -1}}}}},
+		{Callee: "WebSocket", New: true, Offset: at(`"ws://x/s"`, 0), CalleeOffset: int32(at("WebSocket", 0)), Args: []ports.JSValue{str("ws://x/s")}},
+		{Callee: "api.get", Offset: at("`/v1/", 0), CalleeOffset: int32(at("get", 0)), Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "/v1/${}", Offset: at("`/v1/", 0),
+			Parts: []ports.JSValue{{Kind: ports.JSValName, Value: "id", Offset: -1}}}}},
+		{Callee: "fetch", Offset: at(`"/top"`, 0), CalleeOffset: -1, Args: []ports.JSValue{str("/top")}},
+	}}, nil
+}
+
+// analyze_web_bundle places each endpoint and WebMCP declaration where V8
+// places the call (inspect_web_page's initiators, discover_webmcp_tools'
+// registrations): a plain or aliased callee's name at this call, a
+// member's last name, `new` for a construction. Before, endpoints sat at
+// their URL literal (on the initiator's line only) and two registerTool
+// calls through one destructured name shared the destructuring's position.
+func TestBundleFindingsSitAtTheCallV8Reports(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	f.Capture.Scripts[0].Source = []byte(callsSrc)
+	reg, _ := core.NewRegistry(nil, &core.RegistryOptions{Browser: f, JavaScript: recordedJS{}})
+	s := core.NewSession(catalog(t), reg, nil)
+	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	obs := b["observations"].(map[string]any)
+	lines := strings.Split(callsSrc, "\n")
+	text := func(x any) string {
+		loc := x.(map[string]any)["location"].(map[string]any)
+		line, col := int(loc["line"].(float64)), int(loc["column"].(float64))
+		return fmt.Sprintf("%d:%s", line, lines[line-1][col:])
+	}
+	var got []string
+	for _, d := range obs["webmcp_declarations"].([]any) {
+		got = append(got, d.(map[string]any)["name"].(string)+"@"+text(d))
+	}
+	is.Equal(got, []string{
+		`one@3:registerTool({ name: "one", description: "d" });`,
+		`two@4:registerTool({ name: "two", description: "d" });`,
+		`three@6:r({ name: "three" });`,
+	})
+	got = nil
+	for _, e := range obs["endpoints"].([]any) {
+		got = append(got, e.(map[string]any)["value"].(string)+"@"+text(e))
+	}
+	is.Equal(got, []string{
+		`/a@7:fetch("/a"); fetch(base + "/b");`,
+		`${}/b@7:fetch(base + "/b");`,
+		`ws://x/s@8:new WebSocket("ws://x/s");`,
+		"/v1/${}@9:get(`/v1/${id}`);",
+		`/top@11:fetch("/top");`,
+	})
 }

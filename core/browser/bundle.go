@@ -99,17 +99,18 @@ func lineCol(src []byte, off int64) (int, int) {
 	return line, col
 }
 
-// callSite is where a finding of call is placed: its first literal
-// argument, else the first literal of the value it reports (a template's,
-// as in fetch("/x?" + n)), else its callee's name; -1 when none is known.
-func callSite(call ports.JSCall, v ports.JSValue) int64 {
-	if call.Offset >= 0 {
-		return call.Offset
+// endpointSite is where an endpoint found in call is placed: the call as
+// V8 places it (callPosition), which is where inspect_web_page's request
+// initiator points; else its URL value's first literal (v, the argument it
+// reports), else the call's first literal argument; -1 when none is known.
+func endpointSite(src []byte, call ports.JSCall, v ports.JSValue) int64 {
+	if off := callPosition(src, call); off >= 0 {
+		return off
 	}
 	if v.Offset >= 0 {
 		return v.Offset
 	}
-	return int64(call.CalleeOffset)
+	return call.Offset
 }
 
 var inferencePatterns = []struct{ kind, value, pattern, confidence string }{
@@ -331,20 +332,20 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 				if call.Callee == "WebSocket" {
 					kind = "websocket"
 				}
-				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: kind, Value: sanitizeEndpoint(e0), Location: loc(callSite(call, a0v))})
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: kind, Value: sanitizeEndpoint(e0), Location: loc(endpointSite(src, call, a0v))})
 			case last == "open" && strings.Contains(call.Callee, ".") && eok1:
-				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "xhr_open", Value: sanitizeEndpoint(e1), Location: loc(callSite(call, a1v))})
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "xhr_open", Value: sanitizeEndpoint(e1), Location: loc(endpointSite(src, call, a1v))})
 			case endpointMethods[last] && strings.Contains(call.Callee, ".") && eok0:
-				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(e0), Location: loc(callSite(call, a0v))})
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(e0), Location: loc(endpointSite(src, call, a0v))})
 			case strings.HasSuffix(call.Callee, "modelContext.registerTool") && len(call.Args) > 0 && call.Args[0].Kind == ports.JSValObject:
-				addFinding(f, &decls, webmcpDecl(call.Args[0], spelledCallee(src, call), loc))
+				addFinding(f, &decls, webmcpDecl(call.Args[0], callPosition(src, call), loc))
 			case strings.HasSuffix(call.Callee, "modelContext.provideContext") && len(call.Args) > 0:
 				// provideContext({tools: [{name, description, inputSchema, execute}, ...]})
 				for _, p := range call.Args[0].Props {
 					if p.Key == "tools" {
 						for _, it := range p.Value.Items {
 							if it.Kind == ports.JSValObject {
-								addFinding(f, &decls, webmcpDecl(it, spelledCallee(src, call), loc))
+								addFinding(f, &decls, webmcpDecl(it, callPosition(src, call), loc))
 							}
 						}
 					}
@@ -463,27 +464,11 @@ func schemaProps(v ports.JSValue) []string {
 	return out
 }
 
-// spelledCallee is the offset of call's callee's last name where the
-// source spells it there (registerTool in
-// navigator.modelContext.registerTool(...)), else -1: for a callee the
-// analysis resolved through an alias (const {registerTool: r} = ...;
-// r({...})) CalleeOffset is the alias's first use in its scope, the
-// destructuring, not the call.
-func spelledCallee(src []byte, call ports.JSCall) int64 {
-	off := int(call.CalleeOffset)
-	if off < 0 || off >= len(src) || !bytes.HasPrefix(src[off:], []byte(lastSegment(call.Callee))) {
-		return -1
-	}
-	return int64(off)
-}
-
 // webmcpDecl reads one declared tool. It is placed where discover_webmcp_tools
 // places the same registration (V8's position of the registering call, the
-// top frame of its stack trace): at off, the callee's last name
-// (registerTool in navigator.modelContext.registerTool(...), which is rea's
-// rule for a call with no literal argument, ports.JSCall.CalleeOffset).
-// When that is unknown (-1: a plain-name callee at a script's top level,
-// or an aliased one: spelledCallee), the tool's name literal stands in.
+// top frame of its stack trace): at off, the call's position (callPosition:
+// registerTool in navigator.modelContext.registerTool(...), r in r(...)).
+// When that is unknown (-1), the tool's name literal stands in.
 func webmcpDecl(tool ports.JSValue, off int64, loc func(int64) BundleLocation) BundleWebMCPDeclaration {
 	d := BundleWebMCPDeclaration{SchemaPropertyNames: []string{}, Trust: "page-declared-untrusted"}
 	for _, p := range tool.Props {

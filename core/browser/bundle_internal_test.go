@@ -1,6 +1,10 @@
 package browser
 
-import "testing"
+import (
+	"testing"
+
+	"rea/ports"
+)
 
 // TestLineColIsOneBasedLineUTF16Column: bundle findings are located as
 // rea locates code: line 1-based, column 0-based in UTF-16 code units, so
@@ -45,4 +49,18 @@ func TestLineColCountsTheParsersLineTerminators(t *testing.T) {
 			t.Errorf("lineCol(%d) = %d:%d, want %d:%d", c.off, l, col, c.line, c.col)
 		}
 	}
+}
+
+// callPosition reads page source, which is untrusted: any source and any
+// offsets give a position inside the source or -1, never a panic.
+func FuzzCallPosition(f *testing.F) {
+	f.Add([]byte(`function f(){ r({ name: "a" }); new a.B("x") }`), int64(18), int32(14), "navigator.modelContext.registerTool", false)
+	f.Add([]byte(`new  WebSocket ( "ws://x" )`), int64(17), int32(5), "WebSocket", true)
+	f.Add([]byte(`x("\"(", '(' , `+"`(`"+`, "y")`), int64(20), int32(-1), "x", false)
+	f.Fuzz(func(t *testing.T, src []byte, anchor int64, callee int32, name string, isNew bool) {
+		call := ports.JSCall{Callee: name, New: isNew, Offset: anchor, CalleeOffset: callee}
+		if p := callPosition(src, call); p < -1 || p >= int64(len(src)) && p != -1 {
+			t.Fatalf("position %d outside a %d-byte source", p, len(src))
+		}
+	})
 }

@@ -349,7 +349,8 @@ type BundleRoute struct {
 	Location  BundleLocation `json:"location"`
 }
 
-// BundleEndpoint is one network endpoint literal.
+// BundleEndpoint is one network endpoint literal, located at the call that
+// sends it as V8 places that call (the callee's name, or new).
 type BundleEndpoint struct {
 	ScriptKey string         `json:"script_key"`
 	Kind      string         `json:"kind"`
