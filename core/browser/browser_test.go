@@ -1043,3 +1043,24 @@ func TestBundleFindingsSitAtTheCallV8Reports(t *testing.T) {
 		`/top@11:fetch("/top");`,
 	})
 }
+
+// A passive capture names each WebSocket it saw open: its frames carry a
+// request id, and an agent asking which socket a frame was on got no URL
+// for any id. compare_web_captures still accepts the capture, and one
+// without the list (made before it) too.
+func TestInspectNamesItsWebSockets(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	f.Capture.Network.WebSockets = []ports.BrowserWebSocket{{RequestID: "WS1", URL: "ws://app.test/live?room=1", Origin: "http://app.test"}}
+	f.Capture.Network.WebSocketEvents = []ports.BrowserWebSocketEvent{{RequestID: "WS1", Direction: "sent", Opcode: 1, PayloadBytes: 2}}
+	s := session(t, f, nil)
+	r := result(mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	net := r["network"].(map[string]any)
+	is.Equal(net["websockets"], []any{map[string]any{"request_id": "WS1", "url": "ws://app.test/live?room=1", "origin": "http://app.test"}})
+	is.Equal(net["websocket_events"].([]any)[0].(map[string]any)["request_id"], "WS1")
+	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{"before": map[string]any{"inspection": r}, "after": map[string]any{"inspection": r}}))
+	is.True(diff["overall_status"] != nil)
+	delete(net, "websockets")
+	diff = result(mustCall(t, s, "compare_web_captures", map[string]any{"before": map[string]any{"inspection": r}, "after": map[string]any{"inspection": r}}))
+	is.True(diff["overall_status"] != nil)
+}

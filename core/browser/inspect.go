@@ -416,7 +416,11 @@ func normalizeNetwork(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequ
 		}
 		ws[i] = web.WebInspectionNetworkWebsocketEvent{RequestID: e.RequestID, Direction: e.Direction, Opcode: e.Opcode, PayloadBytes: e.PayloadBytes, PayloadShape: shape}
 	}
-	return web.WebInspectionNetwork{Requests: reqs, WebsocketEvents: ws,
+	sockets := make([]web.WebInspectionNetworkWebsocket, len(pc.Network.WebSockets))
+	for i, w := range pc.Network.WebSockets {
+		sockets[i] = web.WebInspectionNetworkWebsocket{RequestID: w.RequestID, URL: w.URL, Origin: core.OptString(w.Origin)}
+	}
+	return web.WebInspectionNetwork{Requests: reqs, WebsocketEvents: ws, Websockets: &sockets,
 		CoverageStartedAt: isoTime(pc.Network.CoverageStartedAt), PriorActivityAvailable: false}
 }
 

@@ -265,9 +265,10 @@ func passiveCaptureDefs() js {
 						"format": jsEnum("json", "text", "binary"), "json_shape": jsNullable(jsRef("web_json_shape")), "truncated": jsBool(),
 					}, "truncated")),
 				})),
+				"websockets":               jsArr(jsObj(js{"request_id": jsStr(), "url": jsStr(), "origin": jsNullable(jsStr())})),
 				"coverage_started_at":      jsDateTime(),
 				"prior_activity_available": jsConst(false),
-			}), "Network activity observed after attachment only."),
+			}, "websockets"), "Network activity observed after attachment only."),
 			"console": jsObj(js{
 				"events": jsArr(jsObj(js{
 					"type": jsStrLen(0, 100), "timestamp": js{"type": "number"}, "argument_types": jsArr(jsStr()),

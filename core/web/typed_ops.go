@@ -304,6 +304,14 @@ type WebInspectionNetwork struct {
 	PriorActivityAvailable bool                                 `json:"prior_activity_available"`
 	Requests               []WebInspectionNetworkRequest        `json:"requests"`
 	WebsocketEvents        []WebInspectionNetworkWebsocketEvent `json:"websocket_events"`
+	Websockets             *[]WebInspectionNetworkWebsocket     `json:"websockets,omitempty"` // The sockets seen opening, which websocket_events' request_id names (optional in a capture; inspect_web_page always writes the list).
+}
+
+// WebInspectionNetworkWebsocket is part of the input of compare_web_captures.
+type WebInspectionNetworkWebsocket struct {
+	Origin    *string `json:"origin"`
+	RequestID string  `json:"request_id"`
+	URL       string  `json:"url"`
 }
 
 // WebInspectionResource is part of the input of compare_web_captures.
