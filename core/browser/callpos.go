@@ -140,9 +140,10 @@ func skipSpaceBack(src []byte, i int) int {
 	return i
 }
 
+// precededByDot reports whether the name at off is a member's (a.b, a?.b).
 func precededByDot(src []byte, off int) bool {
 	p := skipSpaceBack(src, off)
-	return p > 0 && src[p-1] == '.' || p > 1 && src[p-1] == '.' && src[p-2] == '?'
+	return p > 0 && src[p-1] == '.'
 }
 
 // identByte is a byte of a JavaScript name (any non-ASCII byte counts).
