@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -137,16 +138,21 @@ func TestWebBundleRoutesToolsAndBundler(t *testing.T) {
 			if strings.Join(routes, "\n") != strings.Join(b.routes, "\n") {
 				t.Errorf("routes:\ngot  %q\nwant %q", routes, b.routes)
 			}
-			// A declaration is at its registering call's callee name, as
-			// discover_webmcp_tools places it (V8's call position), where
-			// the source spells it there; a call through an alias
-			// (open_item's destructured registerTool) keeps the name literal.
-			at := map[string]string{"search_items": "registerTool", "open_item": `"open_item"`, "list_items": "provideContext"}
+			// A declaration is at its registering call, as
+			// discover_webmcp_tools places it (V8's call position): the
+			// callee's name there, also for a call through an alias
+			// (open_item's destructured registerTool, which each build
+			// renames: the name and its parenthesis).
+			at := map[string]string{"search_items": "registerTool", "open_item": "registerTool(", "list_items": "provideContext"}
 			var tools []string
 			for _, d := range r.Observations.WebMCP {
-				tools = append(tools, d.Name+"@"+text(d.Location.ScriptKey, d.Location.Line, d.Location.Column, at[d.Name]))
+				got := text(d.Location.ScriptKey, d.Location.Line, d.Location.Column, at[d.Name])
+				if m := regexp.MustCompile(`^[A-Za-z_$][\w$]*\(`).FindString(got); d.Name == "open_item" && m != "" {
+					got = "alias("
+				}
+				tools = append(tools, d.Name+"@"+got)
 			}
-			if want := []string{`search_items@registerTool`, `open_item@"open_item"`, `list_items@provideContext`}; strings.Join(tools, " ") != strings.Join(want, " ") {
+			if want := []string{`search_items@registerTool`, `open_item@alias(`, `list_items@provideContext`}; strings.Join(tools, " ") != strings.Join(want, " ") {
 				t.Errorf("tools %q, want %q", tools, want)
 			}
 			var bundler []string
