@@ -261,6 +261,10 @@ type TraceHit struct {
 	// register (rax, x0) at the return address.
 	Returned    bool
 	ReturnValue uint64
+	// Unwound says the call will not return: a later stop of its thread
+	// ran in a frame above its own (longjmp left it). Not for a Go program,
+	// whose goroutine stacks move.
+	Unwound bool
 	// ReturnRegisters are TraceBreakpoint.Return's registers at the return.
 	ReturnRegisters []TraceRegister
 	// ReturnSequence is the ordinal of the stop at which the return was
@@ -398,8 +402,9 @@ type TraceCoverage struct {
 	HitsDropped int
 	// ReturnsMissing counts recorded hits whose return was not observed
 	// while the program ran on. A hit still waiting for its return when a
-	// limit or cancellation stopped the program is pending instead: it is
-	// not counted here, and a note gives the number.
+	// limit or cancellation stopped the program is pending instead, and an
+	// Unwound one was left without returning: neither is counted here, and
+	// a note gives each number.
 	ReturnsMissing int
 	// ForksNotFollowed are the child PIDs the program forked; children run
 	// without breakpoints and are not traced.

@@ -116,6 +116,7 @@ type breakpoint struct {
 type stepOver struct {
 	thread threadID
 	addr   uint64
+	entry  int // the stop at the breakpoint
 }
 
 // pendingReturn is a recorded hit waiting for its return.
@@ -124,7 +125,11 @@ type pendingReturn struct {
 	thread threadID
 	sp     uint64 // expected at the return address
 	g      uint64
-	entry  int // the stop at the entry: breakpoints at one address share it
+	entry  int    // the stop at the entry: breakpoints at one address share it
+	at     uint64 // the entry's runtime address
+	// stepped says the call ran past its entry's first instruction
+	// (markStepped), so a stop at the entry is no longer this activation.
+	stepped bool
 }
 
 func (s *session) trace(ctx context.Context) error {
@@ -682,6 +687,9 @@ func (s *session) stepOver(ctx context.Context) (stopReply, error) {
 		if err != nil {
 			return stopReply{}, err
 		}
+		if st.thread == over.thread {
+			s.markStepped(over, pc)
+		}
 		if s.bps[pc] == nil {
 			st.signal = 0
 		}
@@ -760,7 +768,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		}
 		return nil
 	}
-	s.over = &stepOver{thread: st.thread, addr: pc}
+	s.over = &stepOver{thread: st.thread, addr: pc, entry: s.stops}
 	// The registers wider than a word, or outside the convention, that
 	// the entries and returns at pc read.
 	var want []string
@@ -787,6 +795,9 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		if err := s.onReturn(ctx, pc, bp, st.thread, regs, wide); err != nil {
 			return err
 		}
+		if err := s.leaveUnwound(ctx, st.thread, regs[s.conv.sp], pc, false, nil); err != nil {
+			return err
+		}
 	}
 	if len(bp.requests) == 0 {
 		return nil
@@ -794,7 +805,15 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	if len(s.res.Hits) >= s.req.MaxHits {
 		s.res.Coverage.HitsDropped += len(bp.requests)
 		s.hitLimit = true
-		return nil
+		if !s.hasPending(st.thread) {
+			return nil
+		}
+		// The call that ends the trace may show the stack left a pending
+		// call (longjmp).
+		if err := read(); err != nil {
+			return err
+		}
+		return s.leaveUnwound(ctx, st.thread, regs[s.conv.sp]+s.conv.spAfterReturn, pc, true, func() (uint64, error) { return s.readFrame(ctx, regs) })
 	}
 	if err := read(); err != nil {
 		return err
@@ -808,6 +827,9 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	args := make([]ports.TraceRegister, len(s.conv.args))
 	for i, name := range s.conv.args {
 		args[i] = ports.TraceRegister{Name: name, Value: regs[name]}
+	}
+	if err := s.leaveUnwound(ctx, st.thread, sp+s.conv.spAfterReturn, pc, true, func() (uint64, error) { return ra, nil }); err != nil {
+		return err
 	}
 	if s.reentered(ra, st.thread, sp, regs) {
 		// The same activation stopped at its entry again: a signal handler
@@ -882,7 +904,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			Variadic:       variadic,
 		}
 		s.res.Hits = append(s.res.Hits, h)
-		if err := s.expectReturn(ctx, ra, pendingReturn{hit: h.Sequence, thread: st.thread, sp: sp + s.conv.spAfterReturn, g: regs[s.conv.g], entry: s.stops}); err != nil {
+		if err := s.expectReturn(ctx, ra, pendingReturn{hit: h.Sequence, thread: st.thread, sp: sp + s.conv.spAfterReturn, g: regs[s.conv.g], entry: s.stops, at: pc}); err != nil {
 			return err
 		}
 	}
@@ -1030,7 +1052,9 @@ func (s *session) inMain(addr uint64) bool {
 
 // reentered reports whether a call still waiting for its return has the same
 // return address, stack pointer and thread (goroutine for Go): only the same
-// activation can, since a nested call has a lower stack pointer.
+// activation can, since a nested call has a lower stack pointer. (In C, a
+// new call that leaveUnwound judged to have left the old one is no longer
+// waiting.)
 func (s *session) reentered(ra uint64, t threadID, sp uint64, regs map[string]uint64) bool {
 	for _, p := range s.pending[ra] {
 		if p.sp != sp+s.conv.spAfterReturn {
@@ -1392,9 +1416,12 @@ func (s *session) finishCoverage() {
 		}
 	}
 	pending := 0
+	var unwound []string
 	for i, h := range s.res.Hits {
 		switch {
 		case h.Returned:
+		case h.Unwound:
+			unwound = append(unwound, strconv.Itoa(i))
 		case waiting[i]:
 			pending++
 		default:
@@ -1403,6 +1430,9 @@ func (s *session) finishCoverage() {
 	}
 	if pending > 0 {
 		cov.Notes = append(cov.Notes, fmt.Sprintf("%d recorded call(s) were still waiting for their return when the trace ended (%s): pending, not counted in returns_missing", pending, cov.StopReason))
+	}
+	if len(unwound) > 0 {
+		cov.Notes = append(cov.Notes, fmt.Sprintf("%d recorded call(s) never returned: the stack was unwound past them (longjmp), seen at a later stop of their thread in a frame above theirs; not pending, not counted in returns_missing (hit sequence %s)", len(unwound), strings.Join(unwound, ", ")))
 	}
 	if cov.StopReason == ports.TraceStopHitLimit {
 		ended := "the program rea launched was killed (exit null)"
