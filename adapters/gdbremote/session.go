@@ -104,6 +104,12 @@ type session struct {
 	// convention's floating-point argument registers the target describes:
 	// read at each hit, reported as arguments where a conversion takes them.
 	fmtRegs [][]string
+	// mainAt is main's runtime address in a launched program whose main is
+	// known (0 otherwise), mainSeen whether it was entered; later are the
+	// request breakpoints placed only then (FromMain). main.go has the rest.
+	mainAt   uint64
+	mainSeen bool
+	later    []int
 }
 
 // breakpoint is an inserted Z0 breakpoint: the request breakpoints placed
@@ -111,6 +117,7 @@ type session struct {
 type breakpoint struct {
 	requests []int
 	returns  int
+	main     bool // main's entry, until it is entered (watchMain)
 }
 
 type stepOver struct {
@@ -176,6 +183,9 @@ func (s *session) trace(ctx context.Context) error {
 		return err
 	}
 	if err := s.insertAll(ctx); err != nil {
+		return err
+	}
+	if err := s.watchMain(ctx); err != nil {
 		return err
 	}
 	s.res.Lineage = s.ep.lineage(ctx)
@@ -546,25 +556,39 @@ func (s *session) insertAll(ctx context.Context) error {
 		}
 		rt := b.Address + m.LoadBias
 		s.res.Breakpoints = append(s.res.Breakpoints, ports.TraceResolved{Address: b.Address, RuntimeAddress: rt, Module: m.Name, Name: b.Name})
-		if bp := s.bps[rt]; bp != nil {
-			bp.requests = append(bp.requests, i)
+		if s.fromMain() {
+			s.later = append(s.later, i)
 			continue
 		}
-		if _, err := s.cl.readMemory(ctx, rt, 1); err != nil {
-			if !isReply(err) {
-				return err
-			}
-			return fmt.Errorf("breakpoint %d at %#x (runtime %#x): %w", i, b.Address, rt, ports.ErrAddressNotMapped)
-		}
-		if err := s.cl.insertBreakpoint(ctx, rt, s.conv.bpKind); err != nil {
-			var er *errorReply
-			if errors.As(err, &er) {
-				return fmt.Errorf("breakpoint %d at %#x (runtime %#x): %w: %v", i, b.Address, rt, ports.ErrAddressNotMapped, err)
-			}
+		if err := s.placeBreakpoint(ctx, i); err != nil {
 			return err
 		}
-		s.bps[rt] = &breakpoint{requests: []int{i}}
 	}
+	return nil
+}
+
+// placeBreakpoint inserts request breakpoint i at its runtime address, checking
+// first that the address is mapped.
+func (s *session) placeBreakpoint(ctx context.Context, i int) error {
+	b, rt := s.req.Breakpoints[i], s.res.Breakpoints[i].RuntimeAddress
+	if bp := s.bps[rt]; bp != nil {
+		bp.requests = append(bp.requests, i)
+		return nil
+	}
+	if _, err := s.cl.readMemory(ctx, rt, 1); err != nil {
+		if !isReply(err) {
+			return err
+		}
+		return fmt.Errorf("breakpoint %d at %#x (runtime %#x): %w", i, b.Address, rt, ports.ErrAddressNotMapped)
+	}
+	if err := s.cl.insertBreakpoint(ctx, rt, s.conv.bpKind); err != nil {
+		var er *errorReply
+		if errors.As(err, &er) {
+			return fmt.Errorf("breakpoint %d at %#x (runtime %#x): %w: %v", i, b.Address, rt, ports.ErrAddressNotMapped, err)
+		}
+		return err
+	}
+	s.bps[rt] = &breakpoint{requests: []int{i}}
 	return nil
 }
 
@@ -767,6 +791,14 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			s.traps++
 		}
 		return nil
+	}
+	if bp.main {
+		if err := s.enteredMain(ctx, pc, bp); err != nil {
+			return err
+		}
+		if bp = s.bps[pc]; bp == nil {
+			return nil // main's own breakpoint, removed: the program runs on
+		}
 	}
 	s.over = &stepOver{thread: st.thread, addr: pc, entry: s.stops}
 	// The registers wider than a word, or outside the convention, that
@@ -1431,6 +1463,7 @@ func (s *session) finishCoverage() {
 	if pending > 0 {
 		cov.Notes = append(cov.Notes, fmt.Sprintf("%d recorded call(s) were still waiting for their return when the trace ended (%s): pending, not counted in returns_missing", pending, cov.StopReason))
 	}
+	s.mainNotes()
 	if len(unwound) > 0 {
 		cov.Notes = append(cov.Notes, fmt.Sprintf("%d recorded call(s) never returned: the stack was unwound past them (longjmp), seen at a later stop of their thread in a frame above theirs; not pending, not counted in returns_missing (hit sequence %s)", len(unwound), strings.Join(unwound, ", ")))
 	}

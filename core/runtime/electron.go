@@ -83,8 +83,8 @@ func opInspectElectronPage() *core.Operation {
 		Name:  "inspect_electron_page",
 		Title: "Inspect Electron Page",
 		Description: "Attach to one file-gated Electron page target passively (no navigation, evaluation or input) and capture over an " +
-			"observation window: frames (breadth first, ungated subtrees excluded), value-free DOM structure, parsed scripts with " +
-			"their content hashes (optionally sources), resources and workers of gated files, with section completeness. No network, " +
+			"observation window: frames, value-free DOM structure, parsed scripts with " +
+			"their content hashes (optionally sources), resources and workers, all of gated files, with section completeness. No network, " +
 			"accessibility or storage. The result is valid input to reconcile_javascript_runtime.",
 		Kind:    core.KindApplication,
 		Effects: passiveEffects,
