@@ -32,7 +32,8 @@ type RuntimeObserverCap interface {
 
 // ElectronPageInspector lists an Electron application's file-gated page
 // targets and inspects one passively (list_electron_targets,
-// inspect_electron_page). A page lost during the observation window is an
+// inspect_electron_page). A page lost during the observation window, or
+// while a section is read after it, is an
 // *PartialError[ElectronPageCapture] carrying what was seen before.
 type ElectronPageInspector interface {
 	ListElectronTargets(ctx context.Context, req ElectronListRequest) (*ElectronTargetList, error)
@@ -142,8 +143,9 @@ type RuntimeObserveRequest struct {
 // failure (a *BrowserError, disconnected), Partial what was seen before it,
 // with a limitation saying when it broke off. observe_javascript_runtime's
 // (T RuntimeObservation) and inspect_electron_page's (T ElectronPageCapture:
-// the frames read at the attach and the scripts reported until the loss;
-// the sections read after the window are unavailable).
+// the frames read at the attach, the scripts reported until the loss and
+// the sections read after the window before it; the others are
+// unavailable, and a limitation names the read that was lost).
 type PartialError[T any] struct {
 	Err     error
 	Partial *T

@@ -96,6 +96,14 @@ type TraceRequest struct {
 	// RunID is the run ID the engine's supervisor gives every process it
 	// starts ("" means a new one); core passes analysis_run.run_id.
 	RunID string
+	// Main is the link-time address of the program's main in the
+	// executable, 0 when unknown. For a launched program the engine then
+	// counts the hits that came before main was entered (the C library's
+	// start-up, constructors: TraceCoverage.BeforeMain); with FromMain it
+	// places the breakpoints only when main is entered, so none of those
+	// calls is recorded or counted against MaxHits.
+	Main     uint64
+	FromMain bool
 }
 
 // Defaults for TraceRequest limits.
@@ -261,6 +269,10 @@ type TraceHit struct {
 	// register (rax, x0) at the return address.
 	Returned    bool
 	ReturnValue uint64
+	// Unwound says the call will not return: a later stop of its thread
+	// ran in a frame above its own (longjmp left it). Not for a Go program,
+	// whose goroutine stacks move.
+	Unwound bool
 	// ReturnRegisters are TraceBreakpoint.Return's registers at the return.
 	ReturnRegisters []TraceRegister
 	// ReturnSequence is the ordinal of the stop at which the return was
@@ -398,9 +410,14 @@ type TraceCoverage struct {
 	HitsDropped int
 	// ReturnsMissing counts recorded hits whose return was not observed
 	// while the program ran on. A hit still waiting for its return when a
-	// limit or cancellation stopped the program is pending instead: it is
-	// not counted here, and a note gives the number.
+	// limit or cancellation stopped the program is pending instead, and an
+	// Unwound one was left without returning: neither is counted here, and
+	// a note gives each number.
 	ReturnsMissing int
+	// BeforeMain counts the recorded hits that came before main was
+	// entered (all of them when it never was); 0 when TraceRequest.Main is
+	// unknown, with FromMain, or for an attached process.
+	BeforeMain int
 	// ForksNotFollowed are the child PIDs the program forked; children run
 	// without breakpoints and are not traced.
 	ForksNotFollowed []int

@@ -254,8 +254,17 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 		// The page went away (its window closed, the renderer or the
 		// browser gone): the status stays disconnected, and what was
 		// seen before travels with it.
-		return nil, cap.lost(out, ft, req)
+		return nil, cap.lost(out, ft, req, "", nil)
 	default:
+	}
+	// A page lost while a section is read after the window keeps the
+	// sections read before (read) and names the read it broke off in.
+	var read []string
+	lostIn := func(err error, during string) error {
+		if !pageLost(a, err) {
+			return err
+		}
+		return cap.lost(out, ft, req, during, read)
 	}
 
 	// Frames: breadth-first, ungated subtrees excluded. The listener
@@ -272,7 +281,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 		FrameTree *resourceTree `json:"frameTree"`
 	}
 	if err := a.page.c.call(ctx, a.page.id, "Page.getResourceTree", nil, &rt); err != nil {
-		return nil, err
+		return nil, lostIn(err, "the resources were read (Page.getResourceTree)")
 	}
 	out.Resources = []ports.ElectronResource{}
 	var walk func(t *resourceTree)
@@ -300,16 +309,18 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	cap.mu.Lock()
 	walk(rt.FrameTree)
 	cap.mu.Unlock()
+	read = append(read, "resources")
 
 	// DOM structure of gated documents.
 	if out.DOM, err = electronDOM(ctx, a, cap); err != nil {
-		return nil, err
+		return nil, lostIn(err, "the DOM was read (DOMSnapshot.captureSnapshot)")
 	}
+	read = append(read, "dom")
 
 	// Scripts and their sources.
 	cap.mu.Lock()
 	scripts := slices.Clone(cap.scripts)
-	out.ScriptsTotal = cap.total
+	out.Scripts, out.ScriptsTotal = scripts, cap.total
 	cap.mu.Unlock()
 	if req.IncludeScriptSources {
 		var total int64
@@ -324,7 +335,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 					cap.mu.Unlock()
 					continue
 				}
-				return nil, err
+				return nil, lostIn(err, "the script sources were read (Debugger.getScriptSource)")
 			}
 			n := int64(len(src.ScriptSource))
 			if n > lim.MaxScriptSourceBytes || total+n > lim.MaxTotalSourceBytes {
@@ -336,8 +347,8 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 			total += n
 			scripts[i].Source = []byte(src.ScriptSource)
 		}
+		read = append(read, "script_sources")
 	}
-	out.Scripts = scripts
 
 	// Workers of the page with gated files. Chromium lists a dedicated
 	// worker without its script until a client attaches: pageWorkers names
@@ -352,7 +363,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	}
 	if err := s.c.call(ctx, s.id, "Target.getTargets", nil, &ti); err != nil {
 		if !unknownMethod(err) {
-			return nil, err
+			return nil, lostIn(err, "the workers were read (Target.getTargets)")
 		}
 		cap.mu.Lock()
 		cap.led.unavailableSection("workers", "Target.getTargets")
@@ -360,7 +371,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	}
 	related, outside, err := pageWorkers(ctx, a, ti.TargetInfos, frames, lim.MaxWorkers)
 	if err != nil {
-		return nil, err
+		return nil, lostIn(err, "the workers were read (naming them by auto-attach)")
 	}
 	cap.mu.Lock()
 	cap.led.exclude("workers", "out_of_target_scope", outside)
@@ -383,11 +394,12 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 		out.Workers = append(out.Workers, ports.ElectronWorker{TargetID: t.TargetID, Type: cut(t.Type, 100), FilePath: p})
 	}
 	cap.mu.Unlock()
+	read = append(read, "workers")
 
 	// The final gate: the same main document.
 	ft2, err := a.frameTree(ctx)
 	if err != nil {
-		return nil, err
+		return nil, lostIn(err, "the main frame was read again (Page.getFrameTree) to check that the document had not changed")
 	}
 	if ft2.Frame.ID != ft.Frame.ID || ft2.Frame.LoaderID != ft.Frame.LoaderID || frameURL(ft2.Frame) != frameURL(ft.Frame) {
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetChanged, Msg: "the main frame navigated during the capture"}
@@ -434,35 +446,95 @@ func (c *electronCapture) frames(ft *page.FrameTree) ([]ports.ElectronFrame, map
 	return out, ids
 }
 
-// lost is the error of a page that went away during the window: the
-// disconnected failure wrapped in an *ports.PartialError[ports.ElectronPageCapture] whose
-// partial capture holds the frames of ft (read at the attach), the
-// scripts reported until then, and the sections read after the window
-// (DOM, resources, workers, sources) as unavailable, with a limitation
-// saying when the inspection broke off. out carries the browser, the
-// target and the window as it ended.
-func (c *electronCapture) lost(out *ports.ElectronPageCapture, ft *page.FrameTree, req ports.ElectronInspectRequest) error {
+// lost is the error of a page that went away before the inspection ended:
+// the disconnected failure wrapped in an
+// *ports.PartialError[ports.ElectronPageCapture] whose partial capture
+// holds the frames of ft (read at the attach), the scripts reported until
+// then and the sections read after the window before the loss (read, in
+// order: resources, dom, script_sources, workers), the others unavailable,
+// with a limitation saying when the inspection broke off: during the
+// window (during "") or while the read during names was under way. out
+// carries the browser, the target, the window as it ended and the
+// sections read.
+func (c *electronCapture) lost(out *ports.ElectronPageCapture, ft *page.FrameTree, req ports.ElectronInspectRequest, during string, read []string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out.Frames, _ = c.frames(ft)
-	out.Scripts, out.ScriptsTotal = slices.Clone(c.scripts), c.total
-	out.Resources, out.Workers = []ports.ElectronResource{}, []ports.ElectronWorker{}
-	out.DOM = ports.BrowserDOM{Nodes: []ports.BrowserDOMNode{}, URLs: []ports.BrowserDOMURL{}, LinkRels: []string{}}
-	unread := []string{"dom", "resources", "workers"}
-	if req.IncludeScriptSources {
-		unread = append(unread, "script_sources")
+	if out.Frames == nil {
+		out.Frames, _ = c.frames(ft)
 	}
-	for _, s := range unread {
-		c.led.unavailable[s] = "provider_unavailable"
+	if out.Scripts == nil {
+		out.Scripts, out.ScriptsTotal = slices.Clone(c.scripts), c.total
+	}
+	if out.Resources == nil {
+		out.Resources = []ports.ElectronResource{}
+	}
+	if out.Workers == nil {
+		out.Workers = []ports.ElectronWorker{}
+	}
+	if out.DOM.Nodes == nil {
+		out.DOM = ports.BrowserDOM{Nodes: []ports.BrowserDOMNode{}, URLs: []ports.BrowserDOMURL{}, LinkRels: []string{}}
+	}
+	var unread []string
+	for _, s := range []string{"dom", "resources", "script_sources", "workers"} {
+		if !slices.Contains(read, s) && (s != "script_sources" || req.IncludeScriptSources) {
+			unread = append(unread, s)
+			c.led.unavailable[s] = "provider_unavailable"
+		}
 	}
 	w := out.CaptureWindow
-	c.led.limitations = append(c.led.limitations, "The page went away "+itoa(int(w.EndedAt.Sub(w.StartedAt).Milliseconds()))+" ms into the "+
-		itoa(w.ObservationMS)+" ms window (its session detached or the connection closed, as when the window is closed or the renderer or "+
-		"browser exits): this partial capture holds the frames read at the attach and the scripts reported before; the "+
-		strings.Join(unread[:len(unread)-1], ", ")+" and "+unread[len(unread)-1]+" sections, read after the window, are unavailable, and anything later is unknown.")
+	how := " (its session detached or the connection closed, as when the window is closed or the renderer or browser exits): "
+	if during == "" {
+		c.led.limitations = append(c.led.limitations, "The page went away "+itoa(int(w.EndedAt.Sub(w.StartedAt).Milliseconds()))+" ms into the "+
+			itoa(w.ObservationMS)+" ms window"+how+"this partial capture holds the frames read at the attach and the scripts reported before; the "+
+			andList(unread)+" sections, read after the window, are unavailable, and anything later is unknown.")
+	} else {
+		held := "the frames read at the attach and the scripts reported before"
+		if len(read) > 0 {
+			held = "the frames read at the attach, the scripts reported before and " + sections(read)
+		}
+		rest := "every section was read, but whether the main document stayed the same to the end is unknown."
+		if len(unread) > 0 {
+			if len(unread) == 1 {
+				rest = sections(unread) + " is unavailable, and anything later is unknown."
+			} else {
+				rest = sections(unread) + " are unavailable, and anything later is unknown."
+			}
+		}
+		c.led.limitations = append(c.led.limitations, "The page went away"+strings.TrimSuffix(how, ": ")+" after the "+itoa(w.ObservationMS)+
+			" ms window, while "+during+": this partial capture holds "+held+"; "+rest)
+	}
 	out.Completeness = c.led.completeness()
 	out.Limitations = slices.Clone(c.led.limitations)
 	return &ports.PartialError[ports.ElectronPageCapture]{Err: errDetached(), Partial: out}
+}
+
+// sections names sections as "the dom section" or "the dom and workers
+// sections".
+func sections(names []string) string {
+	if len(names) == 1 {
+		return "the " + names[0] + " section"
+	}
+	return "the " + andList(names) + " sections"
+}
+
+// andList joins words as "a, b and c".
+func andList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// pageLost reports whether err is the page going away: its session
+// detached or the connection failed (not a cancellation or a refusal).
+func pageLost(a *attachment, err error) bool {
+	select {
+	case <-a.gone():
+		return true
+	default:
+	}
+	be, ok := ports.AsBrowserError(err)
+	return ok && be.Code == ports.BrowserDisconnected
 }
 
 func electronDOM(ctx context.Context, a *attachment, c *electronCapture) (ports.BrowserDOM, error) {

@@ -646,28 +646,42 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 	exited := false
 	timer := time.NewTimer(time.Duration(req.ObservationMS) * time.Millisecond)
 	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return nil, cancelled(ctx)
-	case <-c.done:
-		// The target went away (a process killed mid-window closes the
-		// socket without destroying its contexts): the status stays
-		// disconnected, and what was seen before travels with it.
-		var err error = errDetached()
-		if be := c.failureNow(); be != nil {
-			err = &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the target went away during the observation", Err: be}
+	// A report each second keeps a client that resets its request timeout
+	// on progress waiting through a window as long as that timeout.
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			cap.mu.Lock()
+			scripts, contexts := len(cap.obs.Scripts), len(cap.obs.Contexts)
+			cap.mu.Unlock()
+			ports.Observe(ctx, "observe", itoa(int(time.Since(started).Milliseconds()))+" of "+itoa(req.ObservationMS)+" ms, "+
+				itoa(scripts)+" scripts, "+itoa(contexts)+" contexts")
+			continue
+		case <-ctx.Done():
+			return nil, cancelled(ctx)
+		case <-c.done:
+			// The target went away (a process killed mid-window closes the
+			// socket without destroying its contexts): the status stays
+			// disconnected, and what was seen before travels with it.
+			var err error = errDetached()
+			if be := c.failureNow(); be != nil {
+				err = &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the target went away during the observation", Err: be}
+			}
+			c.setListener(nil)
+			cap.mu.Lock()
+			defer cap.mu.Unlock()
+			obs := cap.finish(started, req.ObservationMS, loc, false, skipRefused)
+			obs.Limitations = append(obs.Limitations, "The target went away "+itoa(int(obs.EndedAt.Sub(started).Milliseconds()))+" ms into the "+
+				itoa(req.ObservationMS)+" ms window (the inspector socket closed without the contexts being destroyed, as when the process is killed): "+
+				"this partial observation holds what was reported before; anything later is unknown.")
+			return nil, &ports.PartialError[ports.RuntimeObservation]{Err: err, Partial: obs}
+		case <-cap.ended:
+			exited = true
+		case <-timer.C:
 		}
-		c.setListener(nil)
-		cap.mu.Lock()
-		defer cap.mu.Unlock()
-		obs := cap.finish(started, req.ObservationMS, loc, false, skipRefused)
-		obs.Limitations = append(obs.Limitations, "The target went away "+itoa(int(obs.EndedAt.Sub(started).Milliseconds()))+" ms into the "+
-			itoa(req.ObservationMS)+" ms window (the inspector socket closed without the contexts being destroyed, as when the process is killed): "+
-			"this partial observation holds what was reported before; anything later is unknown.")
-		return nil, &ports.PartialError[ports.RuntimeObservation]{Err: err, Partial: obs}
-	case <-cap.ended:
-		exited = true
-	case <-timer.C:
+		break
 	}
 	c.setListener(nil)
 	cap.mu.Lock()

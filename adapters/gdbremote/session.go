@@ -104,6 +104,12 @@ type session struct {
 	// convention's floating-point argument registers the target describes:
 	// read at each hit, reported as arguments where a conversion takes them.
 	fmtRegs [][]string
+	// mainAt is main's runtime address in a launched program whose main is
+	// known (0 otherwise), mainSeen whether it was entered; later are the
+	// request breakpoints placed only then (FromMain). main.go has the rest.
+	mainAt   uint64
+	mainSeen bool
+	later    []int
 }
 
 // breakpoint is an inserted Z0 breakpoint: the request breakpoints placed
@@ -111,11 +117,13 @@ type session struct {
 type breakpoint struct {
 	requests []int
 	returns  int
+	main     bool // main's entry, until it is entered (watchMain)
 }
 
 type stepOver struct {
 	thread threadID
 	addr   uint64
+	entry  int // the stop at the breakpoint
 }
 
 // pendingReturn is a recorded hit waiting for its return.
@@ -124,7 +132,11 @@ type pendingReturn struct {
 	thread threadID
 	sp     uint64 // expected at the return address
 	g      uint64
-	entry  int // the stop at the entry: breakpoints at one address share it
+	entry  int    // the stop at the entry: breakpoints at one address share it
+	at     uint64 // the entry's runtime address
+	// stepped says the call ran past its entry's first instruction
+	// (markStepped), so a stop at the entry is no longer this activation.
+	stepped bool
 }
 
 func (s *session) trace(ctx context.Context) error {
@@ -171,6 +183,9 @@ func (s *session) trace(ctx context.Context) error {
 		return err
 	}
 	if err := s.insertAll(ctx); err != nil {
+		return err
+	}
+	if err := s.watchMain(ctx); err != nil {
 		return err
 	}
 	s.res.Lineage = s.ep.lineage(ctx)
@@ -541,25 +556,39 @@ func (s *session) insertAll(ctx context.Context) error {
 		}
 		rt := b.Address + m.LoadBias
 		s.res.Breakpoints = append(s.res.Breakpoints, ports.TraceResolved{Address: b.Address, RuntimeAddress: rt, Module: m.Name, Name: b.Name})
-		if bp := s.bps[rt]; bp != nil {
-			bp.requests = append(bp.requests, i)
+		if s.fromMain() {
+			s.later = append(s.later, i)
 			continue
 		}
-		if _, err := s.cl.readMemory(ctx, rt, 1); err != nil {
-			if !isReply(err) {
-				return err
-			}
-			return fmt.Errorf("breakpoint %d at %#x (runtime %#x): %w", i, b.Address, rt, ports.ErrAddressNotMapped)
-		}
-		if err := s.cl.insertBreakpoint(ctx, rt, s.conv.bpKind); err != nil {
-			var er *errorReply
-			if errors.As(err, &er) {
-				return fmt.Errorf("breakpoint %d at %#x (runtime %#x): %w: %v", i, b.Address, rt, ports.ErrAddressNotMapped, err)
-			}
+		if err := s.placeBreakpoint(ctx, i); err != nil {
 			return err
 		}
-		s.bps[rt] = &breakpoint{requests: []int{i}}
 	}
+	return nil
+}
+
+// placeBreakpoint inserts request breakpoint i at its runtime address, checking
+// first that the address is mapped.
+func (s *session) placeBreakpoint(ctx context.Context, i int) error {
+	b, rt := s.req.Breakpoints[i], s.res.Breakpoints[i].RuntimeAddress
+	if bp := s.bps[rt]; bp != nil {
+		bp.requests = append(bp.requests, i)
+		return nil
+	}
+	if _, err := s.cl.readMemory(ctx, rt, 1); err != nil {
+		if !isReply(err) {
+			return err
+		}
+		return fmt.Errorf("breakpoint %d at %#x (runtime %#x): %w", i, b.Address, rt, ports.ErrAddressNotMapped)
+	}
+	if err := s.cl.insertBreakpoint(ctx, rt, s.conv.bpKind); err != nil {
+		var er *errorReply
+		if errors.As(err, &er) {
+			return fmt.Errorf("breakpoint %d at %#x (runtime %#x): %w: %v", i, b.Address, rt, ports.ErrAddressNotMapped, err)
+		}
+		return err
+	}
+	s.bps[rt] = &breakpoint{requests: []int{i}}
 	return nil
 }
 
@@ -682,6 +711,9 @@ func (s *session) stepOver(ctx context.Context) (stopReply, error) {
 		if err != nil {
 			return stopReply{}, err
 		}
+		if st.thread == over.thread {
+			s.markStepped(over, pc)
+		}
 		if s.bps[pc] == nil {
 			st.signal = 0
 		}
@@ -760,7 +792,15 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		}
 		return nil
 	}
-	s.over = &stepOver{thread: st.thread, addr: pc}
+	if bp.main {
+		if err := s.enteredMain(ctx, pc, bp); err != nil {
+			return err
+		}
+		if bp = s.bps[pc]; bp == nil {
+			return nil // main's own breakpoint, removed: the program runs on
+		}
+	}
+	s.over = &stepOver{thread: st.thread, addr: pc, entry: s.stops}
 	// The registers wider than a word, or outside the convention, that
 	// the entries and returns at pc read.
 	var want []string
@@ -787,6 +827,9 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		if err := s.onReturn(ctx, pc, bp, st.thread, regs, wide); err != nil {
 			return err
 		}
+		if err := s.leaveUnwound(ctx, st.thread, regs[s.conv.sp], pc, false, nil); err != nil {
+			return err
+		}
 	}
 	if len(bp.requests) == 0 {
 		return nil
@@ -794,7 +837,15 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	if len(s.res.Hits) >= s.req.MaxHits {
 		s.res.Coverage.HitsDropped += len(bp.requests)
 		s.hitLimit = true
-		return nil
+		if !s.hasPending(st.thread) {
+			return nil
+		}
+		// The call that ends the trace may show the stack left a pending
+		// call (longjmp).
+		if err := read(); err != nil {
+			return err
+		}
+		return s.leaveUnwound(ctx, st.thread, regs[s.conv.sp]+s.conv.spAfterReturn, pc, true, func() (uint64, error) { return s.readFrame(ctx, regs) })
 	}
 	if err := read(); err != nil {
 		return err
@@ -808,6 +859,9 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	args := make([]ports.TraceRegister, len(s.conv.args))
 	for i, name := range s.conv.args {
 		args[i] = ports.TraceRegister{Name: name, Value: regs[name]}
+	}
+	if err := s.leaveUnwound(ctx, st.thread, sp+s.conv.spAfterReturn, pc, true, func() (uint64, error) { return ra, nil }); err != nil {
+		return err
 	}
 	if s.reentered(ra, st.thread, sp, regs) {
 		// The same activation stopped at its entry again: a signal handler
@@ -882,7 +936,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			Variadic:       variadic,
 		}
 		s.res.Hits = append(s.res.Hits, h)
-		if err := s.expectReturn(ctx, ra, pendingReturn{hit: h.Sequence, thread: st.thread, sp: sp + s.conv.spAfterReturn, g: regs[s.conv.g], entry: s.stops}); err != nil {
+		if err := s.expectReturn(ctx, ra, pendingReturn{hit: h.Sequence, thread: st.thread, sp: sp + s.conv.spAfterReturn, g: regs[s.conv.g], entry: s.stops, at: pc}); err != nil {
 			return err
 		}
 	}
@@ -1030,7 +1084,9 @@ func (s *session) inMain(addr uint64) bool {
 
 // reentered reports whether a call still waiting for its return has the same
 // return address, stack pointer and thread (goroutine for Go): only the same
-// activation can, since a nested call has a lower stack pointer.
+// activation can, since a nested call has a lower stack pointer. (In C, a
+// new call that leaveUnwound judged to have left the old one is no longer
+// waiting.)
 func (s *session) reentered(ra uint64, t threadID, sp uint64, regs map[string]uint64) bool {
 	for _, p := range s.pending[ra] {
 		if p.sp != sp+s.conv.spAfterReturn {
@@ -1392,9 +1448,12 @@ func (s *session) finishCoverage() {
 		}
 	}
 	pending := 0
+	var unwound []string
 	for i, h := range s.res.Hits {
 		switch {
 		case h.Returned:
+		case h.Unwound:
+			unwound = append(unwound, strconv.Itoa(i))
 		case waiting[i]:
 			pending++
 		default:
@@ -1403,6 +1462,10 @@ func (s *session) finishCoverage() {
 	}
 	if pending > 0 {
 		cov.Notes = append(cov.Notes, fmt.Sprintf("%d recorded call(s) were still waiting for their return when the trace ended (%s): pending, not counted in returns_missing", pending, cov.StopReason))
+	}
+	s.mainNotes()
+	if len(unwound) > 0 {
+		cov.Notes = append(cov.Notes, fmt.Sprintf("%d recorded call(s) never returned: the stack was unwound past them (longjmp), seen at a later stop of their thread in a frame above theirs; not pending, not counted in returns_missing (hit sequence %s)", len(unwound), strings.Join(unwound, ", ")))
 	}
 	if cov.StopReason == ports.TraceStopHitLimit {
 		ended := "the program rea launched was killed (exit null)"

@@ -25,14 +25,14 @@ func opTraceNativeCalls() *core.Operation {
 		Name:  "trace_native_calls",
 		Title: "Trace Native Calls",
 		Description: "Run the open binary (or attach to a process running it) under gdbserver (qemu-user for another CPU) and record each call of the named " +
-			"procedures: arguments typed by debug information or a libc prototype (floats as numbers, a printf or scanf format's arguments, " +
+			"procedures: arguments typed by debug information or a libc prototype (floats as numbers, printf and scanf arguments, " +
 			"what scanf stored), texts of char pointers and Go strings (up to 256 bytes), caller and return value, at the analysis's " +
 			"link-time addresses. Pids, thread ids, load biases and stack pointers stay in raw_result.",
 		Kind:        core.KindApplication,
 		Effects:     core.Effects{MutatesSession: true, LaunchesProcess: true, ExecutesForeignCode: true},
 		NeedsTarget: true,
 		Input: core.InputSchema([]string{"procedures"},
-			`"procedures":{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","minLength":1},"description":"Procedures to trace: names from the open analysis (such as main or printf@plt), functions the program's shared libraries export (printf: found once the loader mapped them; where the program has no PLT entry, printf@plt means the same), or 0x link-time addresses."}`,
+			`"procedures":{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","minLength":1},"description":"Procedures to trace: names from the open analysis (main, printf@plt), functions the program's libraries export (printf; also printf@plt where the program has no PLT entry), or 0x link-time addresses."}`,
 			`"program":{"type":"string","minLength":1,"description":"The executable to launch; defaults to the open target, whose SHA-256 it must have."}`,
 			`"arguments":{"type":"array","items":{"type":"string"},"default":[],"description":"Arguments after the program name."}`,
 			`"working_directory":{"type":"string","description":"Working directory of the program."}`,
@@ -40,6 +40,7 @@ func opTraceNativeCalls() *core.Operation {
 			`"attach_pid":{"type":"integer","minimum":1,"description":"Attach to this running process instead of launching one; its executable must be the open target."}`,
 			`"convention":{"enum":["sysv-amd64","aapcs64","cdecl","go-abiinternal"],"description":"Calling convention as analyze_function names it; default go-abiinternal for Go, else the platform's C one."}`,
 			`"max_hits":{"type":"integer","minimum":1,"maximum":1000000,"default":10000,"description":"Hits recorded; the next stops tracing."}`,
+			`"from_main":{"type":"boolean","default":false,"description":"Record from main's entry on (a launched C program), not C start-up's calls."}`,
 			`"timeout_ms":{"type":"integer","minimum":1,"maximum":3600000,"default":30000,"description":"Time limit of the trace."}`),
 		Result: json.RawMessage(`{"type":"object","required":["program","architecture","convention","breakpoints","hits","coverage","exit"],"properties":{
  "program":{"type":"object"},"architecture":{"type":"string"},"convention":{"type":"string"},"breakpoints":{"type":"array"},"hits":{"type":"array"},
@@ -297,6 +298,28 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	}
 	req := ports.TraceRequest{Breakpoints: bps, Convention: conv, MaxHits: maxHits,
 		MaxDuration: time.Duration(timeoutMS) * time.Millisecond, RunID: c.RunID()}
+	// main's entry: the tracer counts the hits before it (the C library's
+	// start-up, constructors), or with from_main places the breakpoints
+	// there. Not for a Go program, whose main.main comes after its runtime
+	// and package initialization.
+	if m, ok := idx.byName["main"]; ok && !goBinary && args.AttachPID == 0 {
+		req.Main = m.Address
+	}
+	if args.FromMain {
+		var why string
+		switch {
+		case args.AttachPID > 0:
+			why = "from_main needs a launched program: an attached process entered main long ago"
+		case goBinary:
+			why = "from_main is for C programs: a Go program starts main.main after its own runtime start-up"
+		case req.Main == 0:
+			why = "from_main needs main: the open analysis names no procedure main"
+		}
+		if why != "" {
+			return nil, core.InvalidRequest(op, core.Issue{Path: []any{"from_main"}, Reason: core.ReasonInvalidValue, Message: why})
+		}
+		req.FromMain = true
+	}
 	program := args.Program
 	if args.AttachPID > 0 {
 		program = "/proc/" + itoaInt(args.AttachPID) + "/exe"

@@ -484,6 +484,7 @@ type TraceNativeCallsInput struct {
 	AttachPID        int               `json:"attach_pid,omitempty"`        // Attach to this running process instead of launching one; its executable must be the open target.
 	Convention       string            `json:"convention,omitempty"`        // Calling convention for the arguments; default go for a Go binary, else the platform's C convention.
 	Environment      map[string]string `json:"environment,omitempty"`       // Variables set on top of rea's environment.
+	FromMain         bool              `json:"from_main,omitempty"`         // Record from main's entry on (a launched C program), not C start-up's calls.
 	MaxHits          *int              `json:"max_hits,omitempty"`          // Hits recorded; the next stops tracing.
 	Program          string            `json:"program,omitempty"`           // The executable to launch; defaults to the open target, whose SHA-256 it must have.
 	TimeoutMS        *int              `json:"timeout_ms,omitempty"`        // Time limit of the trace.

@@ -83,8 +83,8 @@ func opInspectElectronPage() *core.Operation {
 		Name:  "inspect_electron_page",
 		Title: "Inspect Electron Page",
 		Description: "Attach to one file-gated Electron page target passively (no navigation, evaluation or input) and capture over an " +
-			"observation window: frames (breadth first, ungated subtrees excluded), value-free DOM structure, parsed scripts with " +
-			"their content hashes (optionally sources), resources and workers of gated files, with section completeness. No network, " +
+			"observation window: frames, value-free DOM structure, parsed scripts with " +
+			"their content hashes (optionally sources), resources and workers, all of gated files, with section completeness. No network, " +
 			"accessibility or storage. The result is valid input to reconcile_javascript_runtime.",
 		Kind:    core.KindApplication,
 		Effects: passiveEffects,
@@ -140,11 +140,11 @@ func handleInspectElectronPage(ctx context.Context, c *core.Call) (any, error) {
 	c.Observe(fmt.Sprintf("capturing the Electron page over %d ms", req.ObservationMS))
 	pc, err := r.InspectElectronPage(ctx, req)
 	if err != nil {
-		// A page lost mid-window (disconnected) keeps what was seen
-		// before, as observe_javascript_runtime's target does.
+		// A page lost in or after the window (disconnected) keeps what
+		// was seen before, as observe_javascript_runtime's target does.
 		return nil, withPartial(runtimeErr(c.Op.Name, err), err, func(pc *ports.ElectronPageCapture) any { return normalizeElectronPage(pc) },
-			"The page went away during the window; details.partial_observation holds what was seen before. "+
-				"Inspect again while the page is open, with a window that ends before it closes.")
+			"The page went away during the inspection; details.partial_observation holds what was seen before, and its limitations "+
+				"name the read that was lost. Inspect again while the page is open, with a window that ends before it closes.")
 	}
 	return observed(electronProviderID, "1", browserEnvID(pc.Browser), "rea.electron-page-inspection/v1", authorityExternal, normalizeElectronPage(pc), nil), nil
 }

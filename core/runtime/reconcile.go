@@ -24,7 +24,7 @@ func opReconcile() *core.Operation {
 		Description: "Reconcile the static application graph of analyze_javascript_application (one application layer, optional cache and " +
 			"assets layers) with runtime observations (observe_javascript_runtime, inspect_electron_page, capture_electron_scenario, " +
 			"inspect_web_page), " +
-			"without I/O: each runtime script is matched by content (V8's SHA-256 content hash against the static file digest) and " +
+			"without I/O: each runtime script is matched by content (V8's SHA-256 content hash vs. the file digest) and " +
 			"location (files under the analyzed root, or operator mappings) to a static node, as matched, ambiguous, unmatched or " +
 			"unknown with the basis and confidence; each static module gets a load state (loaded, resident-in-loaded-asset, " +
 			"not-observed-in-capture, unknown); IPC channels seen in a scenario are tied to the static channel nodes; matches add " +

@@ -122,8 +122,8 @@ func opObserveRuntime() *core.Operation {
 	return &core.Operation{
 		Name:  "observe_javascript_runtime",
 		Title: "Observe JavaScript Runtime",
-		Description: "Attach to one V8 inspector target passively (only Runtime.enable and Debugger.enable; no evaluation, breakpoints or " +
-			"pausing) and record over an observation window the scripts it has loaded (file-gated locations, V8 content hashes, module " +
+		Description: "Attach to one V8 inspector target passively (enables and a pause skip only; no evaluation or " +
+			"breakpoints) and record over an observation window the scripts it has loaded (file-gated locations, V8 content hashes, module " +
 			"flag) and its execution contexts, with what cannot be observed without instrumentation. The result is valid input to " +
 			"reconcile_javascript_runtime.",
 		Kind:    core.KindApplication,

@@ -1,0 +1,146 @@
+package gdbremote
+
+import (
+	"context"
+	"slices"
+)
+
+// A recorded call can end without returning: longjmp (or a C++ exception,
+// or a thread's stack switched by swapcontext) moves the stack pointer
+// above its frame and its return address never runs. Such a call is
+// unwound: the trace saw the stack leave it, so it is neither pending (a
+// limit stopped the program before it could return) nor missing (its
+// return went unobserved). Goroutine stacks move when they grow, so a Go
+// program's calls are not judged this way.
+
+// maxInstruction is the longest instruction of the architectures traced
+// (x86's 15 bytes; AArch64's are 4): a step from a procedure's entry that
+// ran its first instruction lands within it past the entry.
+const maxInstruction = 15
+
+// markStepped notes that the calls recorded at the entry stop over names
+// ran their first instruction: the step over the entry breakpoint landed
+// just past it. A step that lands elsewhere may have entered a signal
+// handler, which returns to the entry, and the stop there is the same
+// activation again (reentered); after a normal step, a stop at the entry
+// from the same site and stack pointer is a new call of the same function,
+// the old one having been unwound (a setjmp loop calling it again).
+func (s *session) markStepped(over stepOver, landed uint64) {
+	if landed <= over.addr || landed > over.addr+maxInstruction {
+		return
+	}
+	for _, list := range s.pending {
+		for i := range list {
+			if list[i].entry == over.entry && list[i].thread == over.thread {
+				list[i].stepped = true
+			}
+		}
+	}
+}
+
+// hasPending reports whether thread t has a call waiting for its return.
+func (s *session) hasPending(t threadID) bool {
+	for _, list := range s.pending {
+		if slices.ContainsFunc(list, func(p pendingReturn) bool { return p.thread == t }) {
+			return true
+		}
+	}
+	return false
+}
+
+// leaveUnwound retires thread t's pending calls the stack was unwound past,
+// judged at a stop at pc whose frame has stack pointer level as pendingReturn.sp
+// counts it (at a return, sp; at an entry, the caller's sp once the new call
+// returns). A live call's frame lies above every frame the thread runs
+// nested in it, so a pending call at or below level was left:
+//   - below: always;
+//   - at level, at an entry where a call pushes its return address (x86;
+//     an AArch64 procedure may call without moving sp): a new call from
+//     another site (ra gives the new call's return address, asked only
+//     then); one from the same site may be the same activation
+//     tail-calling another function;
+//   - at level, at an entry anywhere: a new call of the same function from
+//     the same site once the pending call ran past its entry (markStepped).
+//
+// A handler on an alternate signal stack above the thread's stack would
+// look like an unwind; such a handler calling a traced function is taken
+// to be rare.
+func (s *session) leaveUnwound(ctx context.Context, t threadID, level, pc uint64, entry bool, ra func() (uint64, error)) error {
+	if s.conv.g != "" {
+		return nil
+	}
+	keys := make([]uint64, 0, len(s.pending))
+	for k := range s.pending {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // breakpoints are removed in a fixed order
+	for _, key := range keys {
+		var kept, gone []pendingReturn
+		for _, p := range s.pending[key] {
+			left, err := s.unwoundPast(p, key, t, level, pc, entry, ra)
+			if err != nil {
+				return err
+			}
+			if left {
+				gone = append(gone, p)
+			} else {
+				kept = append(kept, p)
+			}
+		}
+		if len(gone) == 0 {
+			continue
+		}
+		for _, p := range gone {
+			s.res.Hits[p.hit].Unwound = true
+		}
+		if err := s.dropReturns(ctx, key, kept, len(gone)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unwoundPast reports whether pending call p, waiting at return address
+// key, was unwound past (leaveUnwound).
+func (s *session) unwoundPast(p pendingReturn, key uint64, t threadID, level, pc uint64, entry bool, ra func() (uint64, error)) (bool, error) {
+	if p.thread != t || p.sp > level {
+		return false, nil
+	}
+	if p.sp < level {
+		return true, nil
+	}
+	if !entry {
+		return false, nil // at level: the entry of the call returning here judged it
+	}
+	r, err := ra()
+	if err != nil {
+		return false, err
+	}
+	if r != key {
+		return s.conv.lr == "", nil
+	}
+	return p.at == pc && p.stepped, nil
+}
+
+// dropReturns keeps only kept waiting at return address ra, n calls fewer,
+// and removes its breakpoint when nothing else needs it.
+func (s *session) dropReturns(ctx context.Context, ra uint64, kept []pendingReturn, n int) error {
+	bp := s.bps[ra]
+	if len(kept) > 0 {
+		s.pending[ra] = kept
+	} else {
+		delete(s.pending, ra)
+	}
+	if bp == nil {
+		return nil
+	}
+	bp.returns -= n
+	if bp.returns > 0 || len(bp.requests) > 0 {
+		return nil
+	}
+	delete(s.bps, ra)
+	if s.over != nil && s.over.addr == ra {
+		s.over = nil
+	}
+	return s.cl.removeBreakpoint(ctx, ra, s.conv.bpKind)
+}
