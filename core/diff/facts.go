@@ -40,10 +40,22 @@ type fnFacts struct {
 	// beside a copy-relocated stdout), else nil. Which one Refs shows
 	// depends on what else the linker put there.
 	RefAliases [][]string
-	Strings    []string // values of referenced strings
-	StrReason  string
-	CFG        *cfgShape
-	CFGReason  string
+	// RefEnds is parallel to Refs when set (facts from an open binary
+	// that lists its sections): where a referenced address is one past a
+	// section's last byte, that section, else the zero value. LooseEnds
+	// lists such ends that references read where the binary gives no name
+	// and no section holds the address (a stripped build's __TMC_END__).
+	// A linker puts its markers there (__TMC_END__, _edata) and, in one
+	// build and not another, the copy-relocated stdout that starts .bss:
+	// compareFacts takes a reference of one side to a section's end for an
+	// unnamed one of the other to the same section's end (sectionEnds).
+	RefEnds   []sectionEnd
+	LooseEnds []string
+
+	Strings   []string // values of referenced strings
+	StrReason string
+	CFG       *cfgShape
+	CFGReason string
 	// Placeholder says the engine named the function, not the binary: an
 	// unnamed entry point is "entry".
 	Placeholder bool
@@ -52,6 +64,13 @@ type fnFacts struct {
 	// import's slot aside): callees that Calls cannot name. Only facts read
 	// from Evidence fill it.
 	Indirect []uint64
+}
+
+// sectionEnd says that an address is one past the last byte of section
+// Name; Gap, that no section holds it.
+type sectionEnd struct {
+	Name string
+	Gap  bool
 }
 
 // unnamed reports a function the binary gives no name: an engine's sub_...
