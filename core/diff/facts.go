@@ -160,6 +160,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		starts[in.Addr] = true
 	}
 	bases := picBases(ins, refFrom)
+	pages := pageBases(ins, start, end)
 	text = make([]string, 0, len(ins))
 	for k, in := range ins {
 		ops := cutComment(in.Operands)
@@ -212,7 +213,8 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		// Without references the rest depends on the instruction's text
 		// alone, which repeats across a binary's functions: memoized.
 		key := normKey{in.Mnemonic, in.Operands}
-		if len(refs) == 0 {
+		paged := pages != nil && pages[k] // the base holds an adrp page (pageBases)
+		if len(refs) == 0 && !paged {
 			if v, ok := normMemo.get(key); ok {
 				text = append(text, v.text)
 				consts = append(consts, v.consts...)
@@ -238,6 +240,8 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 					// from the GOT, AArch64's [x8,#232] after adrp).
 					m = unsigned(m, "ADDR")
 				}
+			} else if paged {
+				m = unsigned(m, "ADDR") // an adrp page's low bits
 			}
 			return m
 		})
@@ -296,7 +300,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 			return s
 		})
 		text = append(text, strings.TrimSpace(spaceRe.ReplaceAllString(in.Mnemonic+" "+ops, " ")))
-		if len(refs) == 0 {
+		if len(refs) == 0 && !paged {
 			normMemo.put(key, normVal{text[len(text)-1], slices.Clone(consts[nConsts:])})
 		}
 	}
