@@ -3,26 +3,37 @@ package diff
 import "strings"
 
 // AArch64 code forms a global's address in two parts: adrp puts its 4 KiB
-// page in a register and a later instruction adds the low 12 bits, often
-// as a load's displacement ([x19,#232]). The engine resolves the pair only
-// in straight-line code, so a load or store that a branch or a call
+// page in a register and a later instruction adds the low 12 bits, as an
+// add's immediate (add x22, x22, #0xf0) or a load's displacement
+// ([x19,#232]); gcc's section anchors then reach several globals from one
+// such address ([x22,#16]). The engine resolves these only in
+// straight-line code, so an add, load or store that a branch or a call
 // separates from its adrp (crt's __do_global_dtors_aux keeps the page of
-// its completed.0 flag in the callee-saved x19 across two calls) keeps a
-// displacement that moves with the data. pageBases finds, per instruction,
-// the registers that hold an adrp's page on every path to it through the
-// function, so normalize can read such a displacement as part of an
-// address.
+// its completed.0 flag in the callee-saved x19 across two calls; main
+// keeps its anchor in x22 across its loop) keeps numbers that move with
+// the data. pageBases finds, per instruction, which registers hold a page,
+// or an address formed from one, on every path to it through the
+// function, so normalize can read those numbers as parts of an address.
 
 // a64CallerSaved are the registers a call may change: x0-x18 and x30.
 const a64CallerSaved = 1<<19 - 1 | 1<<30
 
-// pageBases reports for each instruction whether its memory operand's base
-// register holds an adrp page on every path from the function's start:
-// a forward must-analysis over the instructions' own flow (fall-through,
-// and branch and jump targets inside the function). nil when no instruction
-// is an adrp, or when the flow is not fully known (a jump through a
-// register or a table, a target that is no instruction start).
-func pageBases(ins []insn, start, end uint64) []bool {
+// pageUse says how an instruction uses a register that holds an address
+// built from an adrp page on every path to it.
+type pageUse struct {
+	Base bool // its memory operand's base holds one: the displacement is part of an address
+	Low  bool // it is add xD, xN, #imm with a page in xN: imm is the address's low 12 bits
+}
+
+// pageBases reports each instruction's pageUse, from a forward
+// must-analysis over the instructions' own flow (fall-through, and branch
+// and jump targets inside the function): adrp puts a page in a register,
+// add of an immediate to a register holding a page or an address an
+// address, and any other write, or a call for x0-x18 and x30, clears it.
+// nil when no instruction is an adrp, or when the flow is not fully known
+// (a jump through a register or a table, a target that is no instruction
+// start).
+func pageBases(ins []insn, start, end uint64) []pageUse {
 	has := false
 	for _, in := range ins {
 		if in.Mnemonic == "adrp" {
@@ -39,13 +50,14 @@ func pageBases(ins []insn, start, end uint64) []bool {
 	}
 	type node struct {
 		writes, page uint32 // registers written; the one adrp sets
+		add          int    // add xD, xN, #imm: N, else -1
 		call         bool
 		next         bool // falls through to the next instruction
 		target       int  // index of a branch or jump target inside, or -1
 	}
 	nodes := make([]node, len(ins))
 	for k, in := range ins {
-		n := node{target: -1, next: true}
+		n := node{target: -1, next: true, add: -1}
 		switch in.Flow {
 		case "return", "stop":
 			n.next = false
@@ -68,21 +80,30 @@ func pageBases(ins []insn, start, end uint64) []bool {
 		if in.Mnemonic == "adrp" {
 			n.page = n.writes
 		}
+		if src, ok := a64AddImmediate(in.Mnemonic, cutComment(in.Operands)); ok {
+			n.add = int(src)
+		}
 		nodes[k] = n
 	}
-	// in[k]: registers holding a page before instruction k; seen says
+	// state[k]: registers holding a page, and those holding an address
+	// (a page, or one plus an immediate), before instruction k; seen says
 	// some path reached k (an unreached one holds nothing known).
-	state := make([]uint32, len(ins))
+	type regs struct{ page, addr uint32 }
+	state := make([]regs, len(ins))
 	seen := make([]bool, len(ins))
 	seen[0] = true
 	work := []int{0}
 	for len(work) > 0 {
 		k := work[len(work)-1]
 		work = work[:len(work)-1]
-		n := nodes[k]
-		out := state[k]&^n.writes | n.page
+		n, in := nodes[k], state[k]
+		out := regs{in.page&^n.writes | n.page, in.addr&^n.writes | n.page}
+		if n.add >= 0 && in.addr&(1<<n.add) != 0 {
+			out.addr |= n.writes
+		}
 		if n.call {
-			out &^= a64CallerSaved
+			out.page &^= a64CallerSaved
+			out.addr &^= a64CallerSaved
 		}
 		flow := func(j int) {
 			if j < 0 || j >= len(ins) {
@@ -91,7 +112,7 @@ func pageBases(ins []insn, start, end uint64) []bool {
 			if !seen[j] {
 				seen[j], state[j] = true, out
 				work = append(work, j)
-			} else if v := state[j] & out; v != state[j] {
+			} else if v := (regs{state[j].page & out.page, state[j].addr & out.addr}); v != state[j] {
 				state[j] = v
 				work = append(work, j)
 			}
@@ -101,13 +122,32 @@ func pageBases(ins []insn, start, end uint64) []bool {
 		}
 		flow(n.target)
 	}
-	out := make([]bool, len(ins))
+	out := make([]pageUse, len(ins))
 	for k, in := range ins {
-		if r, ok := a64Base(in.Operands); ok && seen[k] && state[k]&(1<<r) != 0 {
-			out[k] = true
+		if !seen[k] {
+			continue
+		}
+		if r, ok := a64Base(in.Operands); ok && state[k].addr&(1<<r) != 0 {
+			out[k].Base = true
+		}
+		if a := nodes[k].add; a >= 0 && state[k].page&(1<<a) != 0 {
+			out[k].Low = true
 		}
 	}
 	return out
+}
+
+// a64AddImmediate reads add xD, xN, #imm (64-bit, an immediate, no
+// shifted register) and returns N.
+func a64AddImmediate(mn, ops string) (uint, bool) {
+	if mn != "add" {
+		return 0, false
+	}
+	parts := strings.Split(ops, ",")
+	if len(parts) != 3 || !strings.HasPrefix(strings.TrimSpace(parts[0]), "x") || !strings.HasPrefix(strings.TrimSpace(parts[2]), "#") {
+		return 0, false
+	}
+	return a64Reg(parts[1])
 }
 
 // a64Reg reads a general register's number from xN or wN (N 0-30).

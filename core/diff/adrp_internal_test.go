@@ -80,3 +80,61 @@ func TestNormalizeAdrpBaseAcrossBlocks(t *testing.T) {
 	is.Equal(text[6], "ldr x4, [x20,#24]")
 	is.Equal(consts, []string{"0x18", "0x8"})
 }
+
+// anchorLoop is main's use of gcc's section anchor: x22 gets the page
+// before a loop that calls out, and after it the anchor (page + low); a
+// load reaches a global at an offset from the anchor. In v2 the linker put
+// the anchor 8 bytes lower and the global at the anchor's start.
+func anchorLoop(low, off uint64) []insn {
+	ins := []insn{
+		{Mnemonic: "adrp", Operands: "x22, 0x20000"},
+		{Mnemonic: "cbz", Operands: "x0, 0x114", Flow: "branch", Target: 0x114, HasTarget: true},
+		{Mnemonic: "bl", Operands: "0x400", Flow: "call", Target: 0x400, HasTarget: true},
+		{Mnemonic: "add", Operands: "x0, x0, #0x1"},
+		{Mnemonic: "b", Operands: "0x104", Flow: "jump", Target: 0x104, HasTarget: true},
+		{Mnemonic: "add", Operands: fmt.Sprintf("x22, x22, #0x%x", low)},
+		{Mnemonic: "ldr", Operands: fmt.Sprintf("x1, [x22,#%d]", off)},
+		{Mnemonic: "add", Operands: "x1, x1, #0x8"},
+		{Mnemonic: "ret", Flow: "return"},
+	}
+	for k := range ins {
+		ins[k].Addr = 0x100 + uint64(4*k)
+		if ins[k].Flow == "" {
+			ins[k].Flow = "next"
+		}
+	}
+	return ins
+}
+
+// TestNormalizeAdrpAnchor: the low bits an add puts to a page and the
+// offset of a load from the address it makes are parts of an address, not
+// constants, where the engine resolved neither. Before, an agent comparing
+// the AArch64 builds saw main changed by 10 such lines ("add x22, x22,
+// #0xf0" against "#0xe8", "ldr x1, [x22,#16]" against "#8"). An add to a
+// register that holds no address keeps its constant.
+func TestNormalizeAdrpAnchor(t *testing.T) {
+	is := is.New(t)
+	name := func(uint64) string { return "" }
+	lt, lc, _ := normalize(anchorLoop(0xf0, 16), 0x100, 0x124, name, nil, nil)
+	rt, rc, _ := normalize(anchorLoop(0xe8, 8), 0x100, 0x124, name, nil, nil)
+	is.Equal(lt, rt)
+	is.Equal(lc, rc)
+	is.Equal(lt[5], "add x22, x22, ADDR")
+	is.Equal(lt[6], "ldr x1, [x22,#ADDR]")
+	is.Equal(lc, []string{"0x1", "0x8"}) // adds to registers that hold values
+
+	// A page in a caller-saved register is gone after a call, and an add
+	// to a register that holds no address makes none.
+	ins := []insn{
+		{Addr: 0x100, Mnemonic: "adrp", Operands: "x1, 0x20000", Flow: "next"},
+		{Addr: 0x104, Mnemonic: "bl", Operands: "0x400", Flow: "call", Target: 0x400, HasTarget: true},
+		{Addr: 0x108, Mnemonic: "add", Operands: "x5, x1, #0x10", Flow: "next"},
+		{Addr: 0x10c, Mnemonic: "add", Operands: "x6, x6, #0x20", Flow: "next"},
+		{Addr: 0x110, Mnemonic: "ldr", Operands: "x7, [x6,#4]", Flow: "next"},
+		{Addr: 0x114, Mnemonic: "ret", Flow: "return"},
+	}
+	text, consts, _ := normalize(ins, 0x100, 0x118, name, nil, nil)
+	is.Equal(text[2], "add x5, x1, #0x10")
+	is.Equal(text[4], "ldr x7, [x6,#4]")
+	is.Equal(consts, []string{"0x10", "0x20", "0x4"})
+}

@@ -213,7 +213,11 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		// Without references the rest depends on the instruction's text
 		// alone, which repeats across a binary's functions: memoized.
 		key := normKey{in.Mnemonic, in.Operands}
-		paged := pages != nil && pages[k] // the base holds an adrp page (pageBases)
+		var page pageUse // a register holds an address from an adrp (pageBases)
+		if pages != nil {
+			page = pages[k]
+		}
+		paged := page.Base || page.Low
 		if len(refs) == 0 && !paged {
 			if v, ok := normMemo.get(key); ok {
 				text = append(text, v.text)
@@ -240,15 +244,16 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 					// from the GOT, AArch64's [x8,#232] after adrp).
 					m = unsigned(m, "ADDR")
 				}
-			} else if paged {
-				m = unsigned(m, "ADDR") // an adrp page's low bits
+			} else if page.Base {
+				m = unsigned(m, "ADDR") // an adrp page's low bits, or an offset from an address built on one
 			}
 			return m
 		})
 		// AArch64's add xD, xN, #LOW after adrp: the low 12 bits of the
 		// address the engine resolved.
-		// AArch64's adrp and adr form a PC-relative address.
-		pcRel := in.Mnemonic == "adrp" || in.Mnemonic == "adr"
+		// AArch64's adrp and adr form a PC-relative address; so does an
+		// add of the low bits to a page pageBases finds, unresolved.
+		pcRel := in.Mnemonic == "adrp" || in.Mnemonic == "adr" || page.Low
 		lowBits := func(v uint64) bool {
 			if pcRel {
 				return true
