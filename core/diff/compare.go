@@ -3,6 +3,7 @@ package diff
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -257,6 +258,9 @@ func compareFacts(l, r *fnFacts, o compareOptions) *functionDiff {
 			li, ri = renamed(0, li, l.Targets, o.symbol), renamed(1, ri, r.Targets, o.symbol)
 		}
 		d.Dimensions["instructions"] = sequenceDim(li, ri)
+		if x := d.Dimensions["instructions"]; x.Status == "changed" && sameButRegisters(li, ri) {
+			x.Changes = append(x.Changes, registersOnly)
+		}
 		if why, ok := o.notComparable["constants"]; ok {
 			d.Dimensions["constants"] = unknownDim(why)
 		} else {
@@ -525,4 +529,26 @@ func intStrings(s []int) []string {
 		out[i] = fmt.Sprint(v)
 	}
 	return out
+}
+
+// registersOnly is the instructions dimension's change when its lines
+// differ in general registers alone (sameButRegisters).
+const registersOnly = "registers only: the differing instructions are the same with their general registers renamed (register allocation, e.g. after data moved)"
+
+// generalRegister matches an AArch64 (x0-x30, w0-w30) or x86 general
+// register name; the stack and frame pointers are not renamed.
+var generalRegister = regexp.MustCompile(`\b(?:[xw](?:[12]?[0-9]|30)|[re]?(?:[abcd]x|si|di)|[abcd][lh]|sil|dil|r(?:[89]|1[0-5])[dwb]?)\b`)
+
+// sameButRegisters reports two instruction sequences of one length that
+// are equal once every general register is called R.
+func sameButRegisters(l, r []string) bool {
+	if len(l) != len(r) {
+		return false
+	}
+	for i := range l {
+		if l[i] != r[i] && generalRegister.ReplaceAllString(l[i], "R") != generalRegister.ReplaceAllString(r[i], "R") {
+			return false
+		}
+	}
+	return true
 }
