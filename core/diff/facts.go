@@ -203,9 +203,13 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 			continue
 		}
 		refs := refFrom[in.Addr]
-		if mapped != nil && hasBigHex(ops) {
-			for _, n := range numberRe.FindAllString(ops, -1) {
-				if v, ok := parseNumber(n); ok && v >= 1<<20 && mapped(v) && !slices.Contains(refs, v) {
+		if mapped != nil {
+			for rest := ops; ; {
+				v, tail, ok := nextBigHex(rest)
+				if !ok {
+					break
+				}
+				if rest = tail; mapped(v) && !slices.Contains(refs, v) {
 					refs = append(slices.Clip(refs), v)
 				}
 			}
@@ -313,21 +317,37 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 	return text, consts, targets
 }
 
-// hasBigHex reports a hex literal of at least 1 MiB (0x and six digits) in
-// s, the cheap test before looking for absolute addresses.
-func hasBigHex(s string) bool {
+// nextBigHex finds the first hex literal of at least 1 MiB (0x and six to
+// sixteen digits, standing as a word of its own, not negated) in s and
+// returns its value and the rest of s after it. It reads the numbers
+// numberRe and parseNumber would for the address-in-image rule, in one
+// pass without a regular expression: most instructions of a large binary
+// carry such a literal (a RIP displacement, a branch target).
+func nextBigHex(s string) (v uint64, rest string, ok bool) {
+	word := func(c byte) bool {
+		return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+	}
+	hex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 	for {
 		i := strings.Index(s, "0x")
 		if i < 0 {
-			return false
+			return 0, "", false
 		}
-		s = s[i+2:]
+		before := byte(' ')
+		if i > 0 {
+			before = s[i-1]
+		}
+		d := s[i+2:]
 		n := 0
-		for n < len(s) && (s[n] >= '0' && s[n] <= '9' || s[n] >= 'a' && s[n] <= 'f' || s[n] >= 'A' && s[n] <= 'F') {
+		for n < len(d) && hex(d[n]) {
 			n++
 		}
-		if n >= 6 {
-			return true
+		s = d[n:]
+		if n < 6 || n > 16 || word(before) || before == '-' || len(s) > 0 && word(s[0]) {
+			continue
+		}
+		if v, err := strconv.ParseUint(d[:n], 16, 64); err == nil && v >= 1<<20 {
+			return v, s, true
 		}
 	}
 }
