@@ -186,7 +186,9 @@ func (d *arm64Decoder) step(b []byte, pc uint64, out *insn) {
 			if load {
 				k = kindRead
 			}
-			refs = append(refs, xref{from: pc, to: at, kind: k})
+			// A pair reads or writes two words, each maybe a global of
+			// its own (gcc loads two adjacent ones with one ldp).
+			refs = append(refs, xref{from: pc, to: at, kind: k}, xref{from: pc, to: at + 1<<scale, kind: k})
 		}
 		if load {
 			d.clear(rd)

@@ -273,6 +273,22 @@ func TestCompareFunctions(t *testing.T) {
 	view, _ := evidence(t, call(t, cs, "inspect_analysis_view", map[string]any{"source": ref(limit2), "view": map[string]any{"kind": "summary"}}))
 	c = cmp(ref(limit1), ref(view))
 	is.Equal(c.ChangedDimensions, []string{"instructions", "constants"})
+	// Its parameters name the records the caller passed (the view), so it
+	// reproduces from what the agent holds; right.evidence_id names the
+	// complete record compared. Before, parameters named the complete
+	// record, an ID the agent had never been given.
+	cev, cm := evidence(t, call(t, cs, "compare_functions", map[string]any{"left": ref(limit1), "right": ref(view)}))
+	type refT struct {
+		Kind       string `json:"kind"`
+		EvidenceID string `json:"evidence_id"`
+	}
+	var params struct{ Left, Right refT }
+	is.NoErr(json.Unmarshal(cev.Parameters, &params))
+	is.Equal(params.Right.EvidenceID, string(view.EvidenceID))
+	is.Equal(params.Left.EvidenceID, string(limit1.EvidenceID))
+	is.Equal(cm["right"].(map[string]any)["evidence_id"], string(limit2.EvidenceID))
+	again, _ := evidence(t, call(t, cs, "compare_functions", map[string]any{"left": params.Left, "right": params.Right}))
+	is.Equal(again.EvidenceID, cev.EvidenceID) // the parameters reproduce it
 
 	// Evidence of another operation.
 	ov, _ := evidence(t, call(t, cs, "binary_overview", map[string]any{}))

@@ -657,15 +657,15 @@ func opTraceCallPath() *core.Operation {
 		Name: "trace_call_path", Title: "Trace Call Path", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "A shortest call path from one procedure to another, breadth-first over callees (forward) or callers (backward), bounded by depth, " +
-			"nodes and operations; without goal, the reachable call graph. found is false when the bounds were exhausted without reaching the goal " +
-			"(truncated says whether the search was complete).",
+			"nodes and operations; without goal, the reachable call graph. found is false when no path was found within the bounds (truncated: they cut the search).",
 		Input: core.InputSchema([]string{"start"},
 			`"start": {"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to start from: a name or an address.","examples":["main"]}`,
 			`"goal": {"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to reach: a name or an address."}`,
 			`"direction": {"enum":["forward","backward"],"default":"forward","description":"forward: follow calls; backward: follow callers."}`,
 			`"max_depth": {"type":"integer","minimum":1,"maximum":12,"default":6,"description":"Longest path followed (1-12)."}`,
 			`"max_nodes": {"type":"integer","minimum":1,"maximum":5000,"default":500,"description":"Procedures visited at most (1-5000)."}`,
-			`"max_operations": {"type":"integer","minimum":1,"maximum":100000,"default":10000,"description":"Procedure expansions allowed (1-100000)."}`),
+			`"max_operations": {"type":"integer","minimum":1,"maximum":100000,"default":10000,"description":"Procedure expansions allowed (1-100000)."}`,
+			`"detail": {"enum":["concise","complete"],"default":"concise","description":"With a goal, concise: the path's nodes and edges; complete: all explored."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["start","goal","direction","found","path","nodes","edges","explored","truncated"],
  "properties":{"start":` + procRefSchema + `,"goal":{"anyOf":[{"type":"null"},` + procRefSchema + `]},"direction":{"enum":["forward","backward"]},
   "found":{"type":["boolean","null"]},"path":{"type":"array","items":` + procRefSchema + `},
@@ -743,7 +743,21 @@ func opTraceCallPath() *core.Operation {
 				}
 			}
 			var lim []string
-			if g.cut {
+			complete := in.Detail == "complete"
+			nodes, edges := core.NonNil(g.nodes), core.NonNil(g.edges)
+			said := false // which bound cut the search
+			if found != nil && !complete {
+				// With a goal the answer is the path; the explored graph
+				// (hundreds of nodes) only on request.
+				if *found {
+					nodes, edges = g.pathGraph(path)
+				} else {
+					nodes, edges = []CallGraphNode{}, []CallGraphEdge{}
+					lim = append(lim, g.notFound(v.ref(si).Name, goal.Name, deref(in.MaxDepth, 6), deref(in.MaxNodes, 500), budget, ops))
+					said = true
+				}
+			}
+			if g.cut && !said {
 				lim = append(lim, "The search stopped at max_nodes or max_operations; a path may exist beyond it.")
 			}
 			if found != nil && !*found && forward {
@@ -751,13 +765,24 @@ func opTraceCallPath() *core.Operation {
 				// goal may be reached through one.
 				// An import stub's jump through its GOT slot is no unknown.
 				n, calls := 0, 0
+				var which []string
 				for _, x := range g.nodes {
 					if x.UnresolvedCalls > 0 && !x.Thunk && !x.External {
 						n, calls = n+1, calls+x.UnresolvedCalls
+						if len(which) < 5 {
+							which = append(which, x.Name)
+						}
 					}
 				}
 				if n > 0 {
-					lim = append(lim, fmt.Sprintf("%d of the procedures searched make %d unresolved indirect call(s) or jump(s) (through a register, a table or a vtable), which were not followed: the goal may be reached through one; nodes[].unresolved_calls names them.", n, calls))
+					where := "nodes[].unresolved_calls names them"
+					if !complete {
+						where = "they are in " + strings.Join(which, ", ")
+						if n > len(which) {
+							where += fmt.Sprintf(" and %d more (detail \"complete\" lists them in nodes[].unresolved_calls)", n-len(which))
+						}
+					}
+					lim = append(lim, fmt.Sprintf("%d of the procedures searched make %d unresolved indirect call(s) or jump(s) (through a register, a table or a vtable), which were not followed: the goal may be reached through one; %s.", n, calls, where))
 				}
 				// The goal's address stored in data is how such a call
 				// would reach it.
@@ -775,10 +800,60 @@ func opTraceCallPath() *core.Operation {
 				lim = append(lim, v.storedInData(ctx, g.nodes)...)
 			}
 			out := &TraceCallPathResult{Start: v.ref(si), Goal: goal, Direction: dir, Found: found, Path: path,
-				Nodes: core.NonNil(g.nodes), Edges: core.NonNil(g.edges), Explored: budget - ops, Truncated: g.cut}
+				Nodes: nodes, Edges: edges, Explored: budget - ops, Truncated: g.cut}
 			return &core.Observation{Result: out, Limitations: lim}, nil
 		},
 	}
+}
+
+// pathGraph is the nodes of path and the edges between consecutive ones,
+// as the walk recorded them (each edge runs from caller to callee, and
+// path lists a caller before its callee in both directions).
+func (g *graph) pathGraph(path []ProcedureRef) ([]CallGraphNode, []CallGraphEdge) {
+	nodes, edges := []CallGraphNode{}, []CallGraphEdge{}
+	var prev uint64
+	for i, p := range path {
+		a, err := core.ParseHex(p.Address)
+		if err != nil {
+			continue
+		}
+		if k, ok := g.index[a]; ok {
+			nodes = append(nodes, g.nodes[k])
+		}
+		if k, ok := g.edgeKey[[2]uint64{prev, a}]; ok && i > 0 {
+			edges = append(edges, g.edges[k])
+		}
+		prev = a
+	}
+	return nodes, edges
+}
+
+// notFound says a search from start found no path to goal: how far it
+// looked, which bound stopped it, and how to get what it explored.
+func (g *graph) notFound(start, goal string, maxDepth, maxNodes, budget, ops int) string {
+	deepest, atLimit := 0, 0
+	for _, n := range g.nodes {
+		deepest = max(deepest, n.Depth)
+		if n.Depth == maxDepth && !n.Expanded && n.Procedure && !n.External && !n.Thunk {
+			atLimit++
+		}
+	}
+	var bounds []string
+	if len(g.nodes) >= maxNodes && g.cut {
+		bounds = append(bounds, fmt.Sprintf("max_nodes %d", maxNodes))
+	}
+	if ops <= 0 {
+		bounds = append(bounds, fmt.Sprintf("max_operations %d", budget))
+	}
+	if atLimit > 0 {
+		bounds = append(bounds, fmt.Sprintf("max_depth %d (%d procedures there not followed)", maxDepth, atLimit))
+	}
+	how := "it searched the whole reachable call graph"
+	if len(bounds) > 0 {
+		how = "it stopped at " + strings.Join(bounds, " and ") + ": a path may exist beyond"
+	}
+	return fmt.Sprintf("No path from %s to %s: %d procedures and %d calls explored (%d expanded, to depth %d); %s. "+
+		"The explored graph is left out: detail \"complete\" returns it as nodes and edges.", start, goal, len(g.nodes), len(g.edges), budget-ops, deepest, how)
 }
 
 func opTraceFeature() *core.Operation {

@@ -42,6 +42,25 @@ func (s *binSide) mapped(v uint64) bool {
 	return ports.Holding(s.segs, v) != nil
 }
 
+// sectionEnd reports the section whose end (one past its last byte) is
+// v, if any, and whether no section holds v. Sections of size 0 and
+// unloaded ones (address 0) have no end here.
+func (s *binSide) sectionEnd(v uint64) sectionEnd {
+	var e sectionEnd
+	held := false
+	for _, g := range s.segs {
+		if g.Kind != "section" || g.Start == 0 || g.Size == 0 {
+			continue
+		}
+		if g.Start+g.Size == v && e.Name == "" {
+			e.Name = g.Name
+		}
+		held = held || v >= g.Start && v-g.Start < g.Size
+	}
+	e.Gap = e.Name != "" && !held
+	return e
+}
+
 // maxFunctionInstructions bounds the instructions decoded per function.
 const maxFunctionInstructions = 5000
 
@@ -227,9 +246,16 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			if id != "" {
 				seen = "\x00" + id
 			}
+			if n == "" {
+				if e := s.sectionEnd(to); e.Gap && !seenN["\x01"+e.Name] {
+					seenN["\x01"+e.Name] = true
+					f.LooseEnds = append(f.LooseEnds, e.Name)
+				}
+			}
 			if n != "" && !seenN[seen] {
 				seenN[seen] = true
 				f.Refs, f.RefAddrs, f.RefImports = append(f.Refs, n), append(f.RefAddrs, to), append(f.RefImports, id)
+				f.RefEnds = append(f.RefEnds, s.sectionEnd(to))
 				var also []string
 				if len(aliases[to]) > 1 {
 					also = aliases[to]
@@ -279,6 +305,7 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		}
 		if !hasXR {
 			f.Refs, f.RefAddrs, f.RefImports, f.RefAliases, f.Strings, f.Calls = nil, nil, nil, nil, nil, nil
+			f.RefEnds, f.LooseEnds = nil, nil
 			f.RefsReason, f.StrReason, f.CallsReason = "no references from the provider", "no references from the provider", "no references from the provider"
 		} else if strs == nil {
 			f.Strings, f.StrReason = nil, "no strings from the provider"

@@ -3,6 +3,7 @@ package diff
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -86,9 +87,13 @@ func renamed(side int, insns []string, targets []insnTarget, symbol func(int, ui
 // the slot's puts); anything else by its name as o.symbol gives it.
 //
 // also maps a key to the other names at its address, when it has several
-// (fnFacts.RefAliases).
-func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown map[string]string, also map[string][]string) {
-	keys, shown, also = make([]string, 0, len(f.Refs)), map[string]string{}, map[string][]string{}
+// (fnFacts.RefAliases); ends maps a key to the section whose end its
+// address is, and loose lists the section ends read without a name kept
+// here (fnFacts.LooseEnds, and references left out as unnamed).
+func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown map[string]string, also map[string][]string, ends map[string]string, loose []string) {
+	keys, shown, also, ends = make([]string, 0, len(f.Refs)), map[string]string{}, map[string][]string{}, map[string]string{}
+	loose = slices.Clone(f.LooseEnds)
+	hasEnds := len(f.RefEnds) == len(f.Refs)
 	bySymbol := o.symbol != nil && len(f.RefAddrs) == len(f.Refs)
 	for i, n := range f.Refs {
 		if i < len(f.RefImports) && f.RefImports[i] != "" {
@@ -106,15 +111,21 @@ func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown 
 				if o.omittedRefs != nil {
 					*o.omittedRefs++
 				}
+				if hasEnds && f.RefEnds[i].Gap && !slices.Contains(loose, f.RefEnds[i].Name) {
+					loose = append(loose, f.RefEnds[i].Name)
+				}
 				continue
 			}
 		}
 		keys = append(keys, stableName(n))
+		if _, ok := ends[stableName(n)]; hasEnds && f.RefEnds[i].Name != "" && !ok {
+			ends[stableName(n)] = f.RefEnds[i].Name
+		}
 		if i < len(f.RefAliases) && len(f.RefAliases[i]) > 1 {
 			also[stableName(n)] = f.RefAliases[i]
 		}
 	}
-	return keys, shown, also
+	return keys, shown, also, ends, loose
 }
 
 // sameAddressNames renames a right reference to the left's name when the
@@ -152,6 +163,41 @@ func sameAddressNames(lk, rk []string, la, ra map[string][]string) []string {
 		}
 	}
 	return out
+}
+
+// sectionEnds drops from each side a reference the other side lacks when
+// its address is one past the end of a section whose end the other side
+// reads without a name (loose): two stripped builds of crt's
+// deregister_tm_clones both read __TMC_END__, one past .data, which one
+// build's linker followed by .bss's copy-relocated stdout (the dynamic
+// symbol names it) and the other by alignment padding (nothing names it).
+// A loose end lies in no section, so nothing of the program's is there;
+// each is used once.
+func sectionEnds(keys [2][]string, ends [2]map[string]string, loose [2][]string) [2][]string {
+	if len(loose[0]) == 0 && len(loose[1]) == 0 {
+		return keys
+	}
+	c := [2]map[string]int{counts(keys[0]), counts(keys[1])}
+	for side := range 2 {
+		other := 1 - side
+		free := slices.Clone(loose[other])
+		var kept []string
+		for _, k := range keys[side] {
+			if e := ends[side][k]; e != "" && c[side][k] > c[other][k] {
+				if j := slices.Index(free, e); j >= 0 {
+					free = slices.Delete(free, j, j+1)
+					c[side][k]--
+					continue
+				}
+			}
+			kept = append(kept, k)
+		}
+		if kept == nil {
+			kept = []string{}
+		}
+		keys[side] = kept
+	}
+	return keys
 }
 
 // keyedSetDim compares two multisets of keys and lists a difference by the
@@ -212,6 +258,9 @@ func compareFacts(l, r *fnFacts, o compareOptions) *functionDiff {
 			li, ri = renamed(0, li, l.Targets, o.symbol), renamed(1, ri, r.Targets, o.symbol)
 		}
 		d.Dimensions["instructions"] = sequenceDim(li, ri)
+		if x := d.Dimensions["instructions"]; x.Status == "changed" && sameButRegisters(li, ri) {
+			x.Changes = append(x.Changes, registersOnly)
+		}
 		if why, ok := o.notComparable["constants"]; ok {
 			d.Dimensions["constants"] = unknownDim(why)
 		} else {
@@ -247,10 +296,11 @@ func compareFacts(l, r *fnFacts, o compareOptions) *functionDiff {
 	if x := known("references", l.RefsReason, r.RefsReason, l.Refs == nil, r.Refs == nil); x != nil {
 		d.Dimensions["references"] = x
 	} else {
-		lk, ls, la := comparedRefs(0, l, o)
-		rk, rs, ra := comparedRefs(1, r, o)
+		lk, ls, la, le, ll := comparedRefs(0, l, o)
+		rk, rs, ra, re, rl := comparedRefs(1, r, o)
 		rk = sameAddressNames(lk, rk, la, ra)
-		d.Dimensions["references"] = keyedSetDim([2][]string{lk, rk}, [2]map[string]string{ls, rs})
+		keys := sectionEnds([2][]string{lk, rk}, [2]map[string]string{le, re}, [2][]string{ll, rl})
+		d.Dimensions["references"] = keyedSetDim(keys, [2]map[string]string{ls, rs})
 	}
 	if x := known("strings", l.StrReason, r.StrReason, l.Strings == nil, r.Strings == nil); x != nil {
 		d.Dimensions["strings"] = x
@@ -479,4 +529,26 @@ func intStrings(s []int) []string {
 		out[i] = fmt.Sprint(v)
 	}
 	return out
+}
+
+// registersOnly is the instructions dimension's change when its lines
+// differ in general registers alone (sameButRegisters).
+const registersOnly = "registers only: the differing instructions are the same with their general registers renamed (register allocation, e.g. after data moved)"
+
+// generalRegister matches an AArch64 (x0-x30, w0-w30) or x86 general
+// register name; the stack and frame pointers are not renamed.
+var generalRegister = regexp.MustCompile(`\b(?:[xw](?:[12]?[0-9]|30)|[re]?(?:[abcd]x|si|di)|[abcd][lh]|sil|dil|r(?:[89]|1[0-5])[dwb]?)\b`)
+
+// sameButRegisters reports two instruction sequences of one length that
+// are equal once every general register is called R.
+func sameButRegisters(l, r []string) bool {
+	if len(l) != len(r) {
+		return false
+	}
+	for i := range l {
+		if l[i] != r[i] && generalRegister.ReplaceAllString(l[i], "R") != generalRegister.ReplaceAllString(r[i], "R") {
+			return false
+		}
+	}
+	return true
 }

@@ -261,19 +261,23 @@ func functionInput(c *core.Call, name string) (*core.Evidence, error) {
 	return evidenceInput(c, name, "analyze_function")
 }
 
-// evidenceInput resolves c.Args[name] as Evidence of operation op.
+// evidenceInput resolves c.Args[name] as Evidence of operation op: the
+// complete record when the caller passed a concise one or a view of it
+// (completeRecord). The argument is kept as a reference to the record the
+// caller passed, not to the complete one, so the result's parameters name
+// what the agent holds and the call reproduces from them.
 func evidenceInput(c *core.Call, name, op string) (*core.Evidence, error) {
-	ev, err := c.EvidenceArg(name)
+	passed, err := c.EvidenceArg(name)
 	if err != nil {
 		return nil, err
 	}
-	ev = completeRecord(c, ev, op)
+	ev := completeRecord(c, passed, op)
 	if ev.Operation != op {
 		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidValue,
 			Message:  strconv.Quote(string(ev.EvidenceID)) + " is " + ev.Operation + " Evidence; " + c.Op.Name + " takes " + op + " Evidence",
 			Expected: op})
 	}
-	c.KeepReference(name, ev)
+	c.KeepReference(name, passed)
 	return ev, nil
 }
 

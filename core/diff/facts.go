@@ -40,10 +40,22 @@ type fnFacts struct {
 	// beside a copy-relocated stdout), else nil. Which one Refs shows
 	// depends on what else the linker put there.
 	RefAliases [][]string
-	Strings    []string // values of referenced strings
-	StrReason  string
-	CFG        *cfgShape
-	CFGReason  string
+	// RefEnds is parallel to Refs when set (facts from an open binary
+	// that lists its sections): where a referenced address is one past a
+	// section's last byte, that section, else the zero value. LooseEnds
+	// lists such ends that references read where the binary gives no name
+	// and no section holds the address (a stripped build's __TMC_END__).
+	// A linker puts its markers there (__TMC_END__, _edata) and, in one
+	// build and not another, the copy-relocated stdout that starts .bss:
+	// compareFacts takes a reference of one side to a section's end for an
+	// unnamed one of the other to the same section's end (sectionEnds).
+	RefEnds   []sectionEnd
+	LooseEnds []string
+
+	Strings   []string // values of referenced strings
+	StrReason string
+	CFG       *cfgShape
+	CFGReason string
 	// Placeholder says the engine named the function, not the binary: an
 	// unnamed entry point is "entry".
 	Placeholder bool
@@ -52,6 +64,13 @@ type fnFacts struct {
 	// import's slot aside): callees that Calls cannot name. Only facts read
 	// from Evidence fill it.
 	Indirect []uint64
+}
+
+// sectionEnd says that an address is one past the last byte of section
+// Name; Gap, that no section holds it.
+type sectionEnd struct {
+	Name string
+	Gap  bool
 }
 
 // unnamed reports a function the binary gives no name: an engine's sub_...
@@ -141,6 +160,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		starts[in.Addr] = true
 	}
 	bases := picBases(ins, refFrom)
+	pages := pageBases(ins, start, end)
 	text = make([]string, 0, len(ins))
 	for k, in := range ins {
 		ops := cutComment(in.Operands)
@@ -183,9 +203,13 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 			continue
 		}
 		refs := refFrom[in.Addr]
-		if mapped != nil && hasBigHex(ops) {
-			for _, n := range numberRe.FindAllString(ops, -1) {
-				if v, ok := parseNumber(n); ok && v >= 1<<20 && mapped(v) && !slices.Contains(refs, v) {
+		if mapped != nil {
+			for rest := ops; ; {
+				v, tail, ok := nextBigHex(rest)
+				if !ok {
+					break
+				}
+				if rest = tail; mapped(v) && !slices.Contains(refs, v) {
 					refs = append(slices.Clip(refs), v)
 				}
 			}
@@ -193,7 +217,12 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		// Without references the rest depends on the instruction's text
 		// alone, which repeats across a binary's functions: memoized.
 		key := normKey{in.Mnemonic, in.Operands}
-		if len(refs) == 0 {
+		var page pageUse // a register holds an address from an adrp (pageBases)
+		if pages != nil {
+			page = pages[k]
+		}
+		paged := page.Base || page.Low
+		if len(refs) == 0 && !paged {
 			if v, ok := normMemo.get(key); ok {
 				text = append(text, v.text)
 				consts = append(consts, v.consts...)
@@ -219,13 +248,16 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 					// from the GOT, AArch64's [x8,#232] after adrp).
 					m = unsigned(m, "ADDR")
 				}
+			} else if page.Base {
+				m = unsigned(m, "ADDR") // an adrp page's low bits, or an offset from an address built on one
 			}
 			return m
 		})
 		// AArch64's add xD, xN, #LOW after adrp: the low 12 bits of the
 		// address the engine resolved.
-		// AArch64's adrp and adr form a PC-relative address.
-		pcRel := in.Mnemonic == "adrp" || in.Mnemonic == "adr"
+		// AArch64's adrp and adr form a PC-relative address; so does an
+		// add of the low bits to a page pageBases finds, unresolved.
+		pcRel := in.Mnemonic == "adrp" || in.Mnemonic == "adr" || page.Low
 		lowBits := func(v uint64) bool {
 			if pcRel {
 				return true
@@ -277,7 +309,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 			return s
 		})
 		text = append(text, strings.TrimSpace(spaceRe.ReplaceAllString(in.Mnemonic+" "+ops, " ")))
-		if len(refs) == 0 {
+		if len(refs) == 0 && !paged {
 			normMemo.put(key, normVal{text[len(text)-1], slices.Clone(consts[nConsts:])})
 		}
 	}
@@ -285,21 +317,37 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 	return text, consts, targets
 }
 
-// hasBigHex reports a hex literal of at least 1 MiB (0x and six digits) in
-// s, the cheap test before looking for absolute addresses.
-func hasBigHex(s string) bool {
+// nextBigHex finds the first hex literal of at least 1 MiB (0x and six to
+// sixteen digits, standing as a word of its own, not negated) in s and
+// returns its value and the rest of s after it. It reads the numbers
+// numberRe and parseNumber would for the address-in-image rule, in one
+// pass without a regular expression: most instructions of a large binary
+// carry such a literal (a RIP displacement, a branch target).
+func nextBigHex(s string) (v uint64, rest string, ok bool) {
+	word := func(c byte) bool {
+		return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+	}
+	hex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 	for {
 		i := strings.Index(s, "0x")
 		if i < 0 {
-			return false
+			return 0, "", false
 		}
-		s = s[i+2:]
+		before := byte(' ')
+		if i > 0 {
+			before = s[i-1]
+		}
+		d := s[i+2:]
 		n := 0
-		for n < len(s) && (s[n] >= '0' && s[n] <= '9' || s[n] >= 'a' && s[n] <= 'f' || s[n] >= 'A' && s[n] <= 'F') {
+		for n < len(d) && hex(d[n]) {
 			n++
 		}
-		if n >= 6 {
-			return true
+		s = d[n:]
+		if n < 6 || n > 16 || word(before) || before == '-' || len(s) > 0 && word(s[0]) {
+			continue
+		}
+		if v, err := strconv.ParseUint(d[:n], 16, 64); err == nil && v >= 1<<20 {
+			return v, s, true
 		}
 	}
 }

@@ -31,8 +31,7 @@ func opCompareBinaries() *core.Operation {
 			"constants), then by their place among a matched function's callees, so stripped builds match too; each match carries its basis and a similarity. Matched functions are compared as " +
 			"compare_functions does (instructions, calls, references, strings, constants, cfg) and are unchanged or changed; the rest " +
 			"are added or removed. data lists strings added and removed and the data sections whose bytes differ. Across architectures " +
-			"functions match on names, strings and calls only. detail concise (default) gives counts and the changed, added and removed lists " +
-			"with each changed function's differences; complete adds the unchanged list and every dimension in full.",
+			"functions match on names, strings and calls only.",
 		Kind:    core.KindApplication,
 		Effects: core.Effects{MutatesSession: true, Idempotent: true},
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
@@ -40,7 +39,7 @@ func opCompareBinaries() *core.Operation {
   "left_path":{"type":"string","minLength":1,"maxLength":4096,"description":"The older binary."},
   "right_path":{"type":"string","minLength":1,"maxLength":4096,"description":"The newer binary."},
   "provider_id":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","maxLength":64,"description":"Provider for both binaries; default: the one open_binary would choose."},
-  "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: counts and the changed, added and removed lists; complete: also the unchanged list and every dimension in full."}}}`),
+  "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: counts, the changed (with differences), added and removed lists; complete: also the unchanged list and every dimension in full."}}}`),
 		Result: json.RawMessage(`{"type":"object","additionalProperties":false,
  "required":["left","right","detail","summary","not_comparable","changed","added","removed","unchanged","imports","data","limitations"],
  "properties":{"left":` + binSideSchema + `,"right":` + binSideSchema + `,"detail":{"enum":["concise","complete"]},
