@@ -26,14 +26,16 @@ func TestV8ObserveReportsProgressThroughTheWindow(t *testing.T) {
 	ctx := ports.WithProgress(context.Background(), progressFunc(func(phase, message string) {
 		mu.Lock()
 		defer mu.Unlock()
-		if strings.Contains(message, " of 2500 ms") {
+		if strings.Contains(message, " of 3500 ms") {
 			during = append(during, message)
 		}
 	}))
-	_, err := cdp.NewRuntime(nil).ObserveRuntime(ctx, ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", RuntimeKind: "node", ObservationMS: 2500})
+	_, err := cdp.NewRuntime(nil).ObserveRuntime(ctx, ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", RuntimeKind: "node", ObservationMS: 3500})
 	is.NoErr(err)
 	mu.Lock()
 	defer mu.Unlock()
-	is.True(len(during) >= 2) // at 1 s and 2 s
+	// Ticks at 1, 2 and 3 s: two of them leave room for a tick lost to a
+	// loaded machine (the window's end and a late tick race in one select).
+	is.True(len(during) >= 2)
 	is.True(strings.Contains(during[0], "scripts"))
 }
