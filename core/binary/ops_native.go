@@ -93,19 +93,6 @@ func deref[T any](p *T, def T) T {
 	return *p
 }
 
-// addressFilter keeps everything, or only the optional "address" argument
-// (address, when not empty).
-func addressFilter(ctx context.Context, c *core.Call, address string) (func(uint64) bool, error) {
-	if address == "" {
-		return func(uint64) bool { return true }, nil
-	}
-	at, err := locationArg(ctx, c, "address", address)
-	if err != nil {
-		return nil, err
-	}
-	return func(a uint64) bool { return a == at }, nil
-}
-
 // analysisFor returns the bound analysis as the capability T.
 func analysisFor[T any](c *core.Call) (T, error) {
 	var zero T
@@ -431,10 +418,12 @@ func opListNames() *core.Operation {
 				return nil, err
 			}
 			var at uint64
+			var loc []core.Location
 			if in.Address != "" {
 				if at, err = locationArg(ctx, c, "address", in.Address); err != nil {
 					return nil, err
 				}
+				loc = addressLocation(at) // also when no name is there
 			}
 			items := []ListNamesResultItem{}
 			an := withAnalystNames(namerOf(ctx, c), all)
@@ -443,7 +432,7 @@ func opListNames() *core.Operation {
 					items = append(items, nameItemOf(n))
 				}
 			}
-			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))}, nil
+			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit)), Locations: loc}, nil
 		},
 	}
 }
@@ -563,7 +552,7 @@ func opListStrings() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			keep, err := addressFilter(ctx, c, in.Address)
+			at, err := locationArg(ctx, c, "address", in.Address)
 			if err != nil {
 				return nil, err
 			}
@@ -571,11 +560,11 @@ func opListStrings() *core.Operation {
 			// page: a large binary lists millions of strings.
 			var kept []ports.String
 			for _, s := range all {
-				if keep(s.Address) {
+				if s.Address == at {
 					kept = append(kept, s)
 				}
 			}
-			return &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf)}, nil
+			return &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf), Locations: addressLocation(at)}, nil
 		},
 	}
 }
