@@ -715,12 +715,17 @@ func opProcedureAddress() *core.Operation {
 				return nil, err
 			}
 			var matches []string
+			var shownNames, renames []string // renames: the analyst's names of procedures the engine calls name
 			an := namerOf(ctx, c)
 			for _, p := range procs {
+				engine := procedureItemOf(p).Value
 				shown, renamed := an.names[p.Address]
 				if !renamed {
-					shown = procedureItemOf(p).Value
+					shown = engine
+				} else if engine == name {
+					renames = append(renames, shown)
 				}
+				shownNames = append(shownNames, shown)
 				if shown == name {
 					if renamed {
 						an.item(procedureItemOf(p), p.Address) // notes the engine's name
@@ -729,11 +734,13 @@ func opProcedureAddress() *core.Operation {
 				}
 			}
 			if len(matches) == 0 {
-				sugs, err := codeloc.Suggestions(ctx, callTarget{c}, name)
-				if err != nil {
-					return nil, err
+				// Only names this tool takes are suggested: an import's label
+				// (puts, the GOT slot of puts@plt) is no procedure's name.
+				sugs := renames
+				if len(sugs) == 0 {
+					sugs = codeloc.Suggest(shownNames, name)
 				}
-				return nil, codeloc.UnknownName(c.Op.Name, []any{"procedure"}, name, "procedure", "a procedure's name (list_procedures)", sugs)
+				return nil, codeloc.UnknownName(c.Op.Name, []any{"procedure"}, name, "procedure", "a procedure's name (list_procedures)", sugs[:min(len(sugs), 3)])
 			}
 			loc := []core.Location{{Kind: "address", Address: matches[0]}}
 			return &core.Observation{Result: &ProcedureAddressResult{Procedure: name, Address: matches[0], Matches: matches}, Locations: loc}, nil
