@@ -292,7 +292,10 @@ func (e *env) printError(err error) {
 		return
 	}
 	fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", cliMessage(e.command, env.Message), env.Code)
-	rem := cliRemediation(e.command, e.tool, env)
+	rem := commandForms(e.command, cliRemediation(e.command, e.tool, env), func(name string) (bool, bool) {
+		op, ok := e.opts.Catalog.Lookup(name)
+		return ok && op.NeedsTarget, ok
+	})
 	if name, ok := strings.CutPrefix(env.Message, "unknown tool "); ok {
 		if n, err := strconv.Unquote(name); err == nil {
 			rem = didYouMean(e.opts.Catalog, n) + rem // as rea tools NAME suggests
