@@ -36,6 +36,8 @@ func cliRemediation(command, tool string, body core.EnvelopeBody) string {
 			tool = op // the --call that needed it
 		}
 		return "Name the file to analyze with --target FILE: rea evidence-export OUTPUT --target FILE --call " + orTool(tool) + "."
+	case body.Details["selection_reason"] == "unknown_provider": // --provider, REA_ANALYSIS_PROVIDER or provider_id
+		return "Run rea providers to list the engines, then choose one (or auto) with --provider ID or REA_ANALYSIS_PROVIDER."
 	case body.Code == core.CodeProviderUnavailable && strings.Contains(body.Remediation.Action, "analysis_provider"):
 		return "Run rea providers to see which engines exist and are available, then choose one with --provider ID (or REA_ANALYSIS_PROVIDER)."
 	case body.Code == core.CodeInvalidRequest && strings.HasPrefix(body.Message, "unknown tool "):
