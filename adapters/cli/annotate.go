@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -118,41 +121,139 @@ func (c *annotateCmd) Run(e *env) error {
 	if e.g.Format == "json" {
 		return e.writeJSON(results)
 	}
-	tw := tabwriter.NewWriter(e.opts.Stdout, 0, 4, 2, ' ', 0)
+	tools := make([]string, len(steps))
+	for i, st := range steps {
+		tools[i] = st.tool
+	}
+	if err := renderSteps(e.opts.Stdout, tools, results); err != nil {
+		return err
+	}
+	if changed && bundle != "" {
+		fmt.Fprintf(e.opts.Stdout, "\nbundle: %s\n", bundle)
+	}
+	return nil
+}
+
+// renderSteps prints each step of rea annotate as text: the tool and its
+// Evidence ID, then its result as rea call renders one (an outline, lists
+// of records as tables); inspect_address_context as one line per facet.
+func renderSteps(w io.Writer, tools []string, results []json.RawMessage) error {
 	for i, j := range results {
 		var rec struct {
 			EvidenceID string          `json:"evidence_id"`
 			Result     json.RawMessage `json:"normalized_result"`
 			Session    json.RawMessage `json:"result"`
 		}
-		_ = json.Unmarshal(j, &rec)
+		if err := json.Unmarshal(j, &rec); err != nil {
+			return err
+		}
 		body := rec.Result
 		if body == nil {
 			body = rec.Session
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", steps[i].tool, dashIfEmpty(rec.EvidenceID), truncate(string(body), 400))
-		if steps[i].tool == "inspect_address_context" {
-			if line := sourceLine(body); line != "" {
-				fmt.Fprintf(tw, "  source\t\t%s\n", line)
-			}
+		v, err := decodeLoose(body)
+		if err != nil {
+			return err
 		}
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if rec.EvidenceID != "" {
+			fmt.Fprintf(w, "%s (evidence %s)\n", tools[i], rec.EvidenceID)
+		} else {
+			fmt.Fprintf(w, "%s\n", tools[i])
+		}
+		m, _ := v.(map[string]any)
+		if tools[i] == "inspect_address_context" && m != nil && m["facets"] != nil {
+			addressContext(w, m, body)
+			continue
+		}
+		outline(w, v, "  ")
 	}
-	if changed && bundle != "" {
-		fmt.Fprintf(tw, "bundle\t%s\n", bundle)
-	}
-	return tw.Flush()
+	return nil
 }
 
-func dashIfEmpty(s string) string {
-	if s == "" {
-		return "-"
+// facetOrder is the order inspect_address_context lists its facets in.
+var facetOrder = []string{"name", "procedure", "comment", "inline_comment", "bookmark", "source"}
+
+// addressContext prints inspect_address_context's result: its scalars,
+// then a line per facet with the facet's value whole (a comment is read,
+// not cut), "-" when there is none, or why it is unavailable; the source
+// facet as addr2line -f -i prints it (sourceLine). body is the result.
+func addressContext(w io.Writer, m map[string]any, body json.RawMessage) {
+	facets, _ := m["facets"].(map[string]any)
+	rest := map[string]any{}
+	for k, v := range m {
+		if k != "facets" {
+			rest[k] = v
+		}
 	}
-	return s
+	outline(w, rest, "  ")
+	fmt.Fprintln(w, "  facets:")
+	keys := slices.Clone(facetOrder)
+	for _, k := range sortedKeys(facets) {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, k := range keys {
+		f, ok := facets[k].(map[string]any)
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(tw, "    %s\t%s\n", k, facetText(k, f, body))
+	}
+	tw.Flush()
+}
+
+// facetText is one facet of inspect_address_context as text.
+func facetText(k string, f map[string]any, body json.RawMessage) string {
+	if f["status"] != "available" {
+		if r, ok := f["reason"].(string); ok {
+			return "unavailable: " + r
+		}
+		return scalar(f["status"])
+	}
+	if k == "source" {
+		return sourceLine(body)
+	}
+	switch v := f["value"].(type) {
+	case nil:
+		return "-"
+	case string:
+		if strings.ContainsAny(v, "\n\t\r") {
+			return truncate(strconv.Quote(v), maxNote) // one line, as the tables show it
+		}
+		return truncate(v, maxNote)
+	case map[string]any:
+		switch k {
+		case "name":
+			if a, _ := v["analyst_name"].(string); a != "" {
+				if e, _ := v["engine_name"].(string); e != "" && e != a {
+					return fmt.Sprintf("%s (engine's name %s)", a, e)
+				}
+			}
+			return scalar(v["name"])
+		case "procedure":
+			name := scalar(v["name"])
+			if e, _ := v["engine_name"].(string); e != "" && e != v["name"] {
+				name += fmt.Sprintf(" (engine's name %s)", e)
+			}
+			return fmt.Sprintf("%s %s-%s", name, scalar(v["start"]), scalar(v["end"]))
+		case "bookmark":
+			if n, _ := v["name"].(string); n != "" {
+				return "bookmarked: " + n
+			}
+			return "bookmarked"
+		}
+	}
+	return scalar(f["value"])
 }
 
 // sourceLine renders inspect_address_context's source facet as addr2line
 // -f -i would, on one line ("lines.c:2 in clamp, inlined at lines.c:3 in
-// scale, ..."), or its reason; the row above cuts the JSON before it.
+// scale, ..."), or its reason.
 func sourceLine(body json.RawMessage) string {
 	type frame struct {
 		Function *string `json:"function"`

@@ -292,7 +292,10 @@ func (e *env) printError(err error) {
 		return
 	}
 	fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", cliMessage(e.command, env.Message), env.Code)
-	rem := cliRemediation(e.command, e.tool, env)
+	rem := commandForms(e.command, cliRemediation(e.command, e.tool, env), func(name string) (bool, bool) {
+		op, ok := e.opts.Catalog.Lookup(name)
+		return ok && op.NeedsTarget, ok
+	})
 	if name, ok := strings.CutPrefix(env.Message, "unknown tool "); ok {
 		if n, err := strconv.Unquote(name); err == nil {
 			rem = didYouMean(e.opts.Catalog, n) + rem // as rea tools NAME suggests
@@ -509,28 +512,33 @@ func (c *callCmd) Run(e *env) error {
 }
 
 // checkProvider refuses a --provider that names no provider of this build
-// as the command line's mistake (invalid_request, exit 2): open_binary's
-// provider_id answers an unknown id with capability_unavailable, which
-// sent a user who mistyped the flag to look for a missing engine.
+// before the command runs, with the error open_binary's provider_id gets
+// over MCP for the same id (one parser, one selection policy: the seed
+// contracts' provider selection error, capability_unavailable with
+// selection_reason unknown_provider, exit 4), named after the command and
+// saying it was --provider; a malformed id is invalid_request, as
+// provider_id's schema pattern refuses it.
 func (e *env) checkProvider() error {
 	p := e.g.Provider
 	if p == "" || p == core.SelectorAuto {
 		return nil
 	}
+	op := cmp.Or(e.command, "rea")
 	if _, err := core.ParseProviderSelector(p); err != nil {
-		return core.InvalidRequest(cmp.Or(e.command, "rea"), core.Issue{Path: []any{"--provider"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
+		return core.InvalidRequest(op, core.Issue{Path: []any{"--provider"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
 	}
-	var ids []string
+	ids := []string{}
 	for _, q := range e.opts.Registry.Providers() {
 		if q.Info().ID == p {
 			return nil
 		}
 		ids = append(ids, q.Info().ID)
 	}
-	ie := core.InvalidRequest(cmp.Or(e.command, "rea"), core.Issue{Path: []any{"--provider"}, Reason: core.ReasonInvalidValue,
-		Message: fmt.Sprintf("unknown provider %q (known: auto, %s)", p, strings.Join(ids, ", "))})
-	ie.Remediation = "Choose auto or a provider rea providers lists."
-	return ie
+	return &core.Error{Code: core.CodeCapabilityUnavailable, Category: core.CategoryUnsupportedProvider,
+		Message:     fmt.Sprintf("%s: unknown provider %q given to --provider (known: auto, %s)", op, p, strings.Join(ids, ", ")),
+		Remediation: "Choose auto or a provider rea providers lists.",
+		Details: map[string]any{"operation": op, "selection_reason": "unknown_provider", "requested_provider_id": p,
+			"candidate_ids": ids, "rejections": []any{}}}
 }
 
 func (e *env) open(s *core.Session, path string) (*core.Result, error) {

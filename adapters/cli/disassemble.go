@@ -18,7 +18,7 @@ func (c *disassembleCmd) Run(e *env) error {
 		return fmt.Errorf("this build has no whole-file disassembler: %w", ports.ErrUnsupported)
 	}
 	if e.g.Format == "json" {
-		return usageError{errors.New("rea disassemble prints text only; procedure_assembly gives one procedure as JSON")}
+		return usageError{errors.New(`rea disassemble prints text only; rea call --target FILE procedure_assembly '{"procedure":NAME}' --format json gives one procedure as JSON`)}
 	}
 	w, finish := directOutput(e.opts.Stdout)
 	err := e.opts.Disassemble(e.ctx, c.Path, c.Section, w)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -29,6 +30,14 @@ func cliRemediation(command, tool string, body core.EnvelopeBody) string {
 	case body.Code == core.CodeTargetUnavailable && command == "call" && strings.Contains(body.Remediation.Action, "open_binary") &&
 		!strings.Contains(body.Message, "open_binary"):
 		return "Name the file to analyze with --target: rea call --target FILE " + orTool(tool) + " '{...}'."
+	case body.Code == core.CodeTargetUnavailable && command == "evidence-export" && strings.Contains(body.Remediation.Action, "open_binary") &&
+		!strings.Contains(body.Message, "open_binary"):
+		if op, _, ok := strings.Cut(body.Message, ": "); ok && tool == "" && !strings.Contains(op, " ") {
+			tool = op // the --call that needed it
+		}
+		return "Name the file to analyze with --target FILE: rea evidence-export OUTPUT --target FILE --call " + orTool(tool) + "."
+	case body.Details["selection_reason"] == "unknown_provider": // --provider, REA_ANALYSIS_PROVIDER or provider_id
+		return "Run rea providers to list the engines, then choose one (or auto) with --provider ID or REA_ANALYSIS_PROVIDER."
 	case body.Code == core.CodeProviderUnavailable && strings.Contains(body.Remediation.Action, "analysis_provider"):
 		return "Run rea providers to see which engines exist and are available, then choose one with --provider ID (or REA_ANALYSIS_PROVIDER)."
 	case body.Code == core.CodeInvalidRequest && strings.HasPrefix(body.Message, "unknown tool "):
@@ -98,6 +107,7 @@ var remediationRewrites = sync.OnceValue(func() []remediationRewrite {
 		{regexp.MustCompile(`binary_session\.tool_availability`), "rea capabilities"},
 		{regexp.MustCompile(`(?i)export the (retained diagnostic|bundle) with export_evidence_bundle`), "write the Evidence to a bundle file with rea evidence-export FILE"},
 		{regexp.MustCompile(`write them to a file with export_evidence_bundle`), "write them to a file with rea evidence-export FILE"},
+		{regexp.MustCompile(`export_evidence_bundle \(rea evidence-export\)`), "rea evidence-export"},
 		{regexp.MustCompile(`export the Evidence bundle to a file`), "write the Evidence to a bundle file with rea evidence-export FILE"},
 		{regexp.MustCompile(`List the tools with tools/list \(or rea tools\)`), "List the operations with rea tools"},
 		{regexp.MustCompile(`get_evidence_bundle \{\\?"detail\\?":\\?"summary\\?"\}`), "rea inspect-evidence-bundle '{\"path\":FILE,\"detail\":\"summary\"}'"},
@@ -138,4 +148,62 @@ func rewriteRemediation(command, s string) string {
 		s = strings.ReplaceAll(s, "a larger "+arg, "a larger --"+strings.ReplaceAll(arg, "_", "-"))
 	}
 	return s
+}
+
+// toolCommands are the commands that run a tool, where a command of its
+// own does and its name is not the tool's in kebab case.
+var toolCommands = map[string]string{
+	"export_evidence_bundle": "rea evidence-export FILE", "import_evidence_bundle": "rea evidence-import FILE",
+	"inventory_artifact": "rea inventory PATH", "extract_artifact": "rea extract-artifact PATH",
+	"trace_native_calls": "rea trace", "capture_process_scenario": "rea capture",
+	"compare_binaries": "rea compare LEFT RIGHT", "compare_bundles": "rea compare LEFT RIGHT",
+	"trace_application_feature": "rea trace-feature", "compare_application_versions": "rea compare-apps",
+	"open_binary": "rea analyze FILE",
+}
+
+// snakeWord matches a tool or argument name as core writes it in prose.
+var snakeWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`) })
+
+// commandForms rewrites, in advice printed by a command that takes no tool
+// names (not rea call, rea annotate or rea evidence-export --call), each
+// tool the advice names into what a CLI user runs: the tool's own command
+// (rea capture-browser-scenario, rea evidence-export FILE), else rea call
+// TOOL (with --target FILE when the tool needs a target); tool reports
+// whether a name is a tool and whether it needs a target. The browser and
+// runtime commands' endpoint argument is their ENDPOINT, and "call again"
+// is "run the command again".
+func commandForms(command, s string, tool func(name string) (needsTarget, ok bool)) string {
+	switch command {
+	case "", "call", "annotate", "evidence-export":
+		return s
+	}
+	re := snakeWord()
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		w, before := s[m[0]:m[1]], s[:m[0]]
+		var with string
+		switch target, isTool := tool(w); {
+		case strings.HasSuffix(before, "rea call ") || strings.HasSuffix(before, "rea tools ") || strings.HasSuffix(before, "FILE "):
+			continue // already a command line
+		case toolCommands[w] != "":
+			with = toolCommands[w]
+		case isTool && slices.Contains(Commands, strings.ReplaceAll(w, "_", "-")):
+			with = "rea " + strings.ReplaceAll(w, "_", "-")
+		case isTool && target:
+			with = "rea call --target FILE " + w
+		case isTool:
+			with = "rea call " + w
+		case w == "cdp_endpoint" || w == "inspector_endpoint":
+			with = "ENDPOINT"
+		default:
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(with)
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	out := strings.ReplaceAll(b.String(), "Call rea ", "Run rea ")
+	return strings.ReplaceAll(out, "call again", "run the command again")
 }

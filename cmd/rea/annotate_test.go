@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -208,6 +209,11 @@ func TestCLIAnnotate(t *testing.T) {
 	is.Equal(code, 0)
 	is.Equal(errOut, "")
 	is.True(strings.Contains(out, "set_comment"))
+	// Text mode renders each step readably (before: each step's JSON on one
+	// line, cut at 400 characters); --format json keeps the records.
+	is.True(!strings.Contains(out, `{"`))
+	is.True(regexp.MustCompile(`(?m)^\s+store:\s+rea-overlay$`).MatchString(out))
+	is.True(regexp.MustCompile(`(?m)^\s+0x[0-9a-f]+\s+comment\s+prints the banner\s+yes\s`).MatchString(out)) // the change, a table row
 	_, err := os.Stat(bundle)
 	is.NoErr(err)
 
@@ -221,6 +227,11 @@ func TestCLIAnnotate(t *testing.T) {
 	var insp struct{ Result map[string]any }
 	is.NoErr(json.Unmarshal(res[2], &insp))
 	is.Equal(facet(insp.Result, "comment")["value"], "prints the banner")
+	out, _, code = runCLI(t, "annotate", bin, "--bundle", bundle, `inspect_address_context={"address":"main"}`)
+	is.Equal(code, 0)
+	is.True(!strings.Contains(out, `{"`))
+	is.True(regexp.MustCompile(`(?m)^\s+comment\s+prints the banner`).MatchString(out)) // the facet, whole
+	is.True(!strings.Contains(out, "…"))
 	ev, err := core.ParseEvidence(res[3])
 	is.NoErr(err)
 	is.True(strings.Contains(string(ev.NormalizedResult), `"value":"scale_banner"`))

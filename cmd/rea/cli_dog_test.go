@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"rea/core"
 )
 
 // rea compare takes two native binaries or two bundle files. One binary and
@@ -216,28 +218,50 @@ func TestExistingOutputNamesTheFlag(t *testing.T) {
 	}
 }
 
-// A --provider that names no provider is the command line's mistake:
-// invalid_request (exit 2) with the flag as the issue's path, in text and
-// in the JSON envelope. Before, it was open_binary's capability_unavailable
-// (exit 4), as if an engine were missing.
-func TestUnknownProviderIsAUsageError(t *testing.T) {
+// A --provider that names no provider of this build gets the code
+// open_binary's provider_id gets over MCP, as the seed contracts say (the
+// same parser and selection policy; an unknown choice is a provider
+// selection error: capability_unavailable, category unsupported_provider,
+// typed selection details): exit 4, details selection_reason
+// unknown_provider, requested_provider_id and candidate_ids, and advice
+// naming --provider and rea providers. Before, the CLI answered
+// invalid_request (exit 2) with an issue at --provider while MCP answered
+// capability_unavailable, so a script saw two codes for one mistake.
+func TestUnknownProviderIsOneCodeInBothFrontEnds(t *testing.T) {
 	bin := needFixture(t)
+	cs := mcpClient(t)
+	mcpCode, mcpDetails := errCode(t, call(t, cs, "open_binary", map[string]any{"path": bin, "provider_id": "nope"}))
+	if mcpCode != core.CodeCapabilityUnavailable || mcpDetails["selection_reason"] != "unknown_provider" {
+		t.Fatalf("MCP: %s %v", mcpCode, mcpDetails)
+	}
 	_, errOut, code := runCLI(t, "--provider", "nope", "analyze", bin)
-	if code != 2 || !strings.Contains(errOut, "(invalid_request)") ||
-		!strings.Contains(errOut, `  --provider: invalid_value unknown provider "nope" (known: auto, `) ||
-		!strings.Contains(errOut, "rea-native") {
+	if code != 4 || !strings.Contains(errOut, "(capability_unavailable)") || !strings.Contains(errOut, `unknown provider "nope" given to --provider (known: auto, `) ||
+		!strings.Contains(errOut, "rea-native") || !strings.Contains(errOut, "what to do: Run rea providers") || strings.Contains(errOut, "provider_id") {
 		t.Errorf("exit %d\n%s", code, errOut)
 	}
-	out, _, code := runCLI(t, "--format", "json", "--provider", "nope", "analyze", bin)
-	var env struct {
-		Error struct {
-			Code    string
-			Details struct{ Issues []struct{ Path []any } }
+	for _, args := range [][]string{{"--format", "json", "--provider", "nope", "analyze", bin}, {"--format", "json", "--provider", "nope", "call", "--target", bin, "list_names"}} {
+		out, _, code := runCLI(t, args...)
+		var env core.Envelope
+		if err := json.Unmarshal([]byte(out), &env); err != nil || code != 4 {
+			t.Errorf("%v: exit %d, %v\n%s", args, code, err, out)
+			continue
 		}
-	}
-	if err := json.Unmarshal([]byte(out), &env); err != nil || code != 2 || env.Error.Code != "invalid_request" ||
-		len(env.Error.Details.Issues) != 1 || fmt.Sprint(env.Error.Details.Issues[0].Path) != "[--provider]" {
-		t.Errorf("exit %d, %v\n%s", code, err, out)
+		if env.Error.Code != mcpCode || env.Error.Category != core.CategoryUnsupportedProvider || env.Error.Details["selection_reason"] != "unknown_provider" ||
+			env.Error.Details["requested_provider_id"] != "nope" || fmt.Sprint(env.Error.Details["candidate_ids"]) != fmt.Sprint(mcpDetails["candidate_ids"]) {
+			t.Errorf("%v: %s", args, out)
+		}
+		var keys, mcpKeys []string
+		for k := range env.Error.Details {
+			keys = append(keys, k)
+		}
+		for k := range mcpDetails {
+			mcpKeys = append(mcpKeys, k)
+		}
+		slices.Sort(keys)
+		slices.Sort(mcpKeys)
+		if fmt.Sprint(keys) != fmt.Sprint(mcpKeys) {
+			t.Errorf("%v: details %v; MCP's %v", args, keys, mcpKeys)
+		}
 	}
 	// A known provider still runs.
 	if _, errOut, code := runCLI(t, "--provider", "rea-native", "analyze", bin); code != 0 {

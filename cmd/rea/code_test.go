@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -461,4 +462,17 @@ int main(int c, char **v) { puts("hi"); return helper(c); }
 	is.Equal(len(matches), 1)
 	is.Equal(matches[0].(map[string]any)["kind"], "analyst")
 	is.Equal(m["total"], float64(1)) // main's call
+
+	// procedure_address takes a procedure's exact name only; a near miss
+	// is the unknown-name refusal suggesting procedures' names, never
+	// the name refused. Before, "puts" suggested "puts" (the import's
+	// label) and "helper", renamed scale, suggested "helper".
+	for arg, want := range map[string][]any{"puts": {"puts@plt"}, "Main": {"main"}, "helper": {"scale"}, "mian": {"main"}} {
+		code, details := errCode(t, call(t, cs, "procedure_address", map[string]any{"procedure": arg}))
+		is.Equal(code, core.CodeInvalidRequest)
+		is.Equal(details["reason"], "unknown_name")
+		if !reflect.DeepEqual(details["suggestions"], want) {
+			t.Errorf("procedure_address %q suggests %v, want %v", arg, details["suggestions"], want)
+		}
+	}
 }

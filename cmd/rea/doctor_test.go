@@ -268,7 +268,7 @@ func TestSetupBlockedByInvalidFile(t *testing.T) {
 	is.Equal(code, 2) // an unknown client is a usage error
 	is.True(strings.Contains(stderr, "emacs"))
 	_, _, code = h.run("doctor", "--provider", "nonesuch")
-	is.Equal(code, 2)
+	is.Equal(code, 4) // an unknown provider: capability_unavailable, as open_binary's provider_id
 }
 
 // rea setup on a machine with no MCP client registers nothing and says so:

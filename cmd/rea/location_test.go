@@ -48,7 +48,9 @@ func TestStepAndXrefsStartAtTheCursor(t *testing.T) {
 // different details and no nearest segment. Before, address_name,
 // xrefs, next_address, prev_address, list_names, resolve_containing_procedure,
 // read_bytes and address_to_file_offset took only hex or decimal ("'helper'
-// does not match pattern ...") while goto_address took names.
+// does not match pattern ...") while goto_address took names. Before,
+// list_names and list_strings at an address with no name or string
+// answered an empty page with no location at all.
 func TestEveryToolTakesTheSameLocations(t *testing.T) {
 	is := is.New(t)
 	bin := needFixture(t)
@@ -62,7 +64,7 @@ func TestEveryToolTakesTheSameLocations(t *testing.T) {
 	is.NoErr(err)
 	evidence(t, call(t, cs, "set_address_name", map[string]any{"address": at, "name": "scale_banner"}))
 	tools := []string{"goto_address", "inspect_address_context", "comment", "address_name", "xrefs", "next_address", "prev_address",
-		"list_names", "resolve_containing_procedure", "read_bytes", "address_to_file_offset"}
+		"list_names", "list_strings", "resolve_containing_procedure", "read_bytes", "address_to_file_offset"}
 	var refusal, unmapped string
 	for _, tool := range tools {
 		for _, form := range []string{at, strconv.FormatUint(n, 10), "helper", "scale_banner", fmt.Sprintf("sub_%x", n)} {
@@ -77,8 +79,17 @@ func TestEveryToolTakesTheSameLocations(t *testing.T) {
 		}
 		plus := fmt.Sprintf("0x%x", n+2)
 		for _, form := range []string{"helper+2", "scale_banner+0x2", fmt.Sprintf("sub_%x+2", n)} {
-			if r := call(t, cs, tool, map[string]any{"address": form}); r.isError || (tool != "list_names" && !strings.Contains(r.text, plus)) { // no name there: an empty list
+			r := call(t, cs, tool, map[string]any{"address": form})
+			if r.isError || !strings.Contains(r.text, plus) {
 				t.Errorf("%s %q: %s does not name %s", tool, form, r.text, plus)
+				continue
+			}
+			// Even a list with no name or string there says which address
+			// it was asked about, in the one location shape.
+			var ev struct{ Locations *[]core.Location } // nil: a view, not a record
+			is.NoErr(json.Unmarshal([]byte(r.text), &ev))
+			if ev.Locations != nil && (len(*ev.Locations) == 0 || ((*ev.Locations)[0].Address != plus && (*ev.Locations)[0].Start != plus)) {
+				t.Errorf("%s %q: locations %+v, want %s first", tool, form, *ev.Locations, plus)
 			}
 		}
 		code, details := errCode(t, call(t, cs, tool, map[string]any{"address": "no_such_name"}))

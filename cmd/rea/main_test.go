@@ -216,7 +216,7 @@ func TestCLIExitCodes(t *testing.T) {
 		{[]string{"analyze", dir}, 3},
 		{[]string{"analyze", text}, 4},
 		{[]string{"analyze", truncated}, 4},
-		{[]string{"--provider", "no-such-provider", "analyze", "/usr/bin/ls"}, 2}, // the flag's mistake: invalid_request
+		{[]string{"--provider", "no-such-provider", "analyze", "/usr/bin/ls"}, 4}, // open_binary's provider selection code: capability_unavailable
 		{[]string{"--provider", "Not Valid", "analyze", "/usr/bin/ls"}, 2},
 		{[]string{"call", "list_procedures", "{}"}, 3},
 	}

@@ -49,6 +49,7 @@ func begin(ctx context.Context, c *core.Call) (*view, *store, *cursors, position
 		return nil, nil, nil, position{}, err
 	}
 	st := storeOf(c)
+	st.v = v
 	cs := cursorsOf(c)
 	return v, st, cs, cs.current(c, v), nil
 }
@@ -502,7 +503,7 @@ func setNames(ctx context.Context, c *core.Call, document string, req []nameChan
 	changes := make([]AnnotationChange, 0, len(req))
 	for i, r := range req {
 		name := r.name
-		ch, err := st.set(ctx, ports.AnnotationName, addrs[i], &name)
+		ch, err := st.set(ctx, ports.AnnotationName, addrs[i], &name, req[i].addrPath)
 		if err != nil {
 			return nil, err // the engine refused one: earlier ones of this batch stand in the engine, and are not recorded
 		}
@@ -553,7 +554,7 @@ func setOne(ctx context.Context, c *core.Call, address, document string, kind po
 			return nil, err
 		}
 	}
-	ch, err := st.set(ctx, kind, addr, text)
+	ch, err := st.set(ctx, kind, addr, text, []any{"address"})
 	if err != nil {
 		return nil, err
 	}

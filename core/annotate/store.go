@@ -263,6 +263,9 @@ type store struct {
 	ov     *overlay
 	// overlaid marks the kinds the engine does not keep.
 	overlaid map[ports.AnnotationKind]bool
+	// v is the view of the target (begin sets it): the segments an
+	// engine's refusal of an address names as the nearest.
+	v *view
 }
 
 func storeOf(c *core.Call) *store {
@@ -362,9 +365,6 @@ func (s *store) engineErr(k ports.AnnotationKind, err error) error {
 		return &core.Error{Code: core.CodeCapabilityUnavailable, Err: errors.Join(errUnsupportedKind, err),
 			Message: fmt.Sprintf("%s: the engine does not keep %s annotations", op, k),
 			Details: map[string]any{"operation": op, "reason": "annotation_kind_unsupported", "kind": string(k)}}
-	case errors.Is(err, ports.ErrNotFound):
-		return &core.Error{Code: core.CodeInvalidRequest, Err: err, Message: fmt.Sprintf("%s: the engine does not map that address: %v", op, err),
-			Details: map[string]any{"operation": op, "reason": "address_unmapped"}}
 	case errors.Is(err, ports.ErrMalformed):
 		return &core.Error{Code: core.CodeInvalidRequest, Err: err, Message: fmt.Sprintf("%s: the engine refused the %s: %v", op, k, err),
 			Details: map[string]any{"operation": op, "reason": "annotation_refused"}}
@@ -372,9 +372,10 @@ func (s *store) engineErr(k ports.AnnotationKind, err error) error {
 	return err
 }
 
-// set changes the annotation of kind at addr (value nil removes it) and
-// returns the change a mutation record states; nothing changes on error.
-func (s *store) set(ctx context.Context, k ports.AnnotationKind, addr uint64, value *string) (AnnotationChange, error) {
+// set changes the annotation of kind at addr, the argument at path (value
+// nil removes it), and returns the change a mutation record states;
+// nothing changes on error.
+func (s *store) set(ctx context.Context, k ports.AnnotationKind, addr uint64, value *string, path []any) (AnnotationChange, error) {
 	prev, had, err := s.get(ctx, k, addr)
 	if err != nil {
 		return AnnotationChange{}, err
@@ -391,10 +392,7 @@ func (s *store) set(ctx context.Context, k ports.AnnotationKind, addr uint64, va
 	same := (value == nil && !had) || (value != nil && had && *value == prev)
 	if same {
 		if value == nil {
-			return AnnotationChange{}, &core.Error{Code: core.CodeInvalidRequest,
-				Message:     fmt.Sprintf("%s: there is no %s at %s", s.c.Op.Name, k, core.Hex(addr)),
-				Remediation: "List the bookmarks with list_bookmarks; removing one that is not there changes nothing.",
-				Details:     map[string]any{"operation": s.c.Op.Name, "reason": "annotation_absent", "kind": string(k), "address": core.Hex(addr)}}
+			return AnnotationChange{}, s.absent(k, addr, nil)
 		}
 		if seen { // the record that set the value this one repeats
 			ch.Revision, ch.PreviousEvidenceID = last.revision, &last.id
@@ -406,14 +404,33 @@ func (s *store) set(ctx context.Context, k ports.AnnotationKind, addr uint64, va
 		var err error
 		if value == nil {
 			err = s.engine.RemoveAnnotation(ctx, k, addr)
+			if errors.Is(err, ports.ErrNotFound) { // removed since it was listed
+				return AnnotationChange{}, s.absent(k, addr, err)
+			}
 		} else {
 			err = s.engine.SetAnnotation(ctx, ports.Annotation{Kind: k, Address: addr, Text: *value})
+			if errors.Is(err, ports.ErrNotFound) { // the engine maps no byte there
+				var segs []ports.Segment
+				if s.v != nil {
+					segs, _, _ = viewTarget{s.v, s.ov}.Segments(ctx)
+				}
+				return AnnotationChange{}, codeloc.EngineUnmapped(s.c.Op.Name, path, addr, segs, err)
+			}
 		}
 		if err != nil {
 			return AnnotationChange{}, s.engineErr(k, err)
 		}
 	}
 	return ch, nil
+}
+
+// absent is the refusal to remove the annotation of kind at addr, which
+// is not there (cause: the engine's ErrNotFound, or nil).
+func (s *store) absent(k ports.AnnotationKind, addr uint64, cause error) error {
+	return &core.Error{Code: core.CodeInvalidRequest, Err: cause,
+		Message:     fmt.Sprintf("%s: there is no %s at %s", s.c.Op.Name, k, core.Hex(addr)),
+		Remediation: "List the bookmarks with list_bookmarks; removing one that is not there changes nothing.",
+		Details:     map[string]any{"operation": s.c.Op.Name, "reason": "annotation_absent", "kind": string(k), "address": core.Hex(addr)}}
 }
 
 // checkText validates a name or comment; path names the argument.

@@ -72,3 +72,9 @@ func locationArg(ctx context.Context, c *core.Call, arg, s string) (uint64, erro
 func anyLocationArg(ctx context.Context, c *core.Call, arg, s string) (uint64, error) {
 	return codeloc.Resolve(ctx, c.Op.Name, []any{arg}, s, callTarget{c}, &codeloc.Options{Unmapped: true})
 }
+
+// addressLocation is the Evidence location of one address argument, which
+// a listing filtered to that address carries even when nothing is there.
+func addressLocation(at uint64) []core.Location {
+	return []core.Location{{Kind: "address", Address: core.Hex(at)}}
+}

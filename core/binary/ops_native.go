@@ -93,19 +93,6 @@ func deref[T any](p *T, def T) T {
 	return *p
 }
 
-// addressFilter keeps everything, or only the optional "address" argument
-// (address, when not empty).
-func addressFilter(ctx context.Context, c *core.Call, address string) (func(uint64) bool, error) {
-	if address == "" {
-		return func(uint64) bool { return true }, nil
-	}
-	at, err := locationArg(ctx, c, "address", address)
-	if err != nil {
-		return nil, err
-	}
-	return func(a uint64) bool { return a == at }, nil
-}
-
 // analysisFor returns the bound analysis as the capability T.
 func analysisFor[T any](c *core.Call) (T, error) {
 	var zero T
@@ -431,10 +418,12 @@ func opListNames() *core.Operation {
 				return nil, err
 			}
 			var at uint64
+			var loc []core.Location
 			if in.Address != "" {
 				if at, err = locationArg(ctx, c, "address", in.Address); err != nil {
 					return nil, err
 				}
+				loc = addressLocation(at) // also when no name is there
 			}
 			items := []ListNamesResultItem{}
 			an := withAnalystNames(namerOf(ctx, c), all)
@@ -443,7 +432,7 @@ func opListNames() *core.Operation {
 					items = append(items, nameItemOf(n))
 				}
 			}
-			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))}, nil
+			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit)), Locations: loc}, nil
 		},
 	}
 }
@@ -563,7 +552,7 @@ func opListStrings() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			keep, err := addressFilter(ctx, c, in.Address)
+			at, err := locationArg(ctx, c, "address", in.Address)
 			if err != nil {
 				return nil, err
 			}
@@ -571,11 +560,11 @@ func opListStrings() *core.Operation {
 			// page: a large binary lists millions of strings.
 			var kept []ports.String
 			for _, s := range all {
-				if keep(s.Address) {
+				if s.Address == at {
 					kept = append(kept, s)
 				}
 			}
-			return &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf)}, nil
+			return &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf), Locations: addressLocation(at)}, nil
 		},
 	}
 }
@@ -726,12 +715,17 @@ func opProcedureAddress() *core.Operation {
 				return nil, err
 			}
 			var matches []string
+			var shownNames, renames []string // renames: the analyst's names of procedures the engine calls name
 			an := namerOf(ctx, c)
 			for _, p := range procs {
+				engine := procedureItemOf(p).Value
 				shown, renamed := an.names[p.Address]
 				if !renamed {
-					shown = procedureItemOf(p).Value
+					shown = engine
+				} else if engine == name {
+					renames = append(renames, shown)
 				}
+				shownNames = append(shownNames, shown)
 				if shown == name {
 					if renamed {
 						an.item(procedureItemOf(p), p.Address) // notes the engine's name
@@ -740,11 +734,13 @@ func opProcedureAddress() *core.Operation {
 				}
 			}
 			if len(matches) == 0 {
-				sugs, err := codeloc.Suggestions(ctx, callTarget{c}, name)
-				if err != nil {
-					return nil, err
+				// Only names this tool takes are suggested: an import's label
+				// (puts, the GOT slot of puts@plt) is no procedure's name.
+				sugs := renames
+				if len(sugs) == 0 {
+					sugs = codeloc.Suggest(shownNames, name)
 				}
-				return nil, codeloc.UnknownName(c.Op.Name, []any{"procedure"}, name, "procedure", "a procedure's name (list_procedures)", sugs)
+				return nil, codeloc.UnknownName(c.Op.Name, []any{"procedure"}, name, "procedure", "a procedure's name (list_procedures)", sugs[:min(len(sugs), 3)])
 			}
 			loc := []core.Location{{Kind: "address", Address: matches[0]}}
 			return &core.Observation{Result: &ProcedureAddressResult{Procedure: name, Address: matches[0], Matches: matches}, Locations: loc}, nil

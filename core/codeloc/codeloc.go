@@ -253,6 +253,21 @@ func Nearest(segs []ports.Segment, at uint64) (below, above *ports.Segment) {
 // Unmapped is the refusal of at, the argument at path, which no segment of
 // segs maps: out_of_range, naming the nearest segment on each side.
 func Unmapped(op string, path []any, at uint64, segs []ports.Segment) *core.Error {
+	return unmapped(op, path, at, segs, core.Hex(at)+" lies outside every segment")
+}
+
+// EngineUnmapped is the same refusal when the engine, not rea's view of
+// the segments, maps no byte at at (an engine that keeps annotations
+// itself refused a change there with ports.ErrNotFound, cause): the same
+// code, issue and details, nearest_segments from segs (empty when the
+// target lists none), and a message saying the engine refused it.
+func EngineUnmapped(op string, path []any, at uint64, segs []ports.Segment, cause error) *core.Error {
+	e := unmapped(op, path, at, segs, fmt.Sprintf("the engine maps no byte at %s (%v)", core.Hex(at), cause))
+	e.Err = cause
+	return e
+}
+
+func unmapped(op string, path []any, at uint64, segs []ports.Segment, msg string) *core.Error {
 	below, above := Nearest(segs, at)
 	var near []Segment
 	var text []string
@@ -268,7 +283,6 @@ func Unmapped(op string, path []any, at uint64, segs []ports.Segment) *core.Erro
 		}
 		text = append(text, fmt.Sprintf("%s %s-%s %s", seg.Name, seg.Start, seg.End, side))
 	}
-	msg := core.Hex(at) + " lies outside every segment"
 	if len(text) > 0 {
 		msg += "; nearest: " + strings.Join(text, ", ")
 	}

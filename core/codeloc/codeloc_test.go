@@ -138,6 +138,11 @@ func TestSuggest(t *testing.T) {
 	is.Equal(codeloc.Suggest(names, "heper"), []string{"helper"})                     // one edit
 	is.Equal(codeloc.Suggest(names, "key"), []string{"Check_Key", "check_key"})       // holding it, in any case
 	is.Equal(len(codeloc.Suggest(names, "zzzz")), 0)
+	// A name a tool refuses because it names another kind of thing (a
+	// label given as a procedure) is never suggested to itself: before,
+	// analyze_function "_IO_stdin_used" said "did you mean _IO_stdin_used?".
+	is.Equal(codeloc.Suggest(names, "check_key"), []string{"Check_Key"})
+	is.Equal(len(codeloc.Suggest(names, "main")), 0)
 }
 
 func TestHasOffset(t *testing.T) {

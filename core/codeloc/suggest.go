@@ -12,9 +12,10 @@ const maxSuggestScan = 200000
 // Suggest returns up to three of names close to s, for an unknown-name
 // refusal: the same but for case (only those, when there are any), else
 // names holding s (shortest first), then names at most two edits away.
-// Empty and repeated names are ignored; names is not changed.
+// Empty and repeated names, and s itself (a tool refuses a name that
+// names another kind of thing), are ignored; names is not changed.
 func Suggest(names []string, s string) []string {
-	seen := map[string]bool{}
+	seen := map[string]bool{s: true}
 	var uniq []string
 	for _, n := range names {
 		if n != "" && !seen[n] {
