@@ -157,13 +157,16 @@ type rejection struct {
 // among several engines"). It returns a nil binding (and no error) when
 // nothing usable exists and nothing was asked for.
 func (r *Registry) selectProvider(ctx context.Context, requested string, t ports.Target) (*Binding, error) {
-	sel, source := requested, SourceRequest
+	sel, source, asked := requested, SourceRequest, requested
 	if requested == "" {
 		sel, source = r.def, r.defSource
 	}
 	ids := make([]string, len(r.providers))
 	for i, p := range r.providers {
 		ids[i] = p.Info().ID
+	}
+	if sel != SelectorAuto { // asked for by the call or the default (--provider, REA_ANALYSIS_PROVIDER)
+		asked = sel
 	}
 	selErr := func(code Code, reason, msg string, rej []rejection) *Error {
 		if rej == nil {
@@ -176,7 +179,7 @@ func (r *Registry) selectProvider(ctx context.Context, requested string, t ports
 		return &Error{Code: code, Category: cat, Message: "open_binary: " + msg,
 			Remediation: "Choose a provider listed in binary_session.analysis_provider_candidates with open_binary provider_id, CLI --provider or REA_ANALYSIS_PROVIDER.",
 			Details: map[string]any{"operation": "open_binary", "selection_reason": reason,
-				"requested_provider_id": OrNull(requested), "candidate_ids": ids, "rejections": rej}}
+				"requested_provider_id": OrNull(asked), "candidate_ids": ids, "rejections": rej}}
 	}
 	if sel != SelectorAuto {
 		p := r.lookup(sel)

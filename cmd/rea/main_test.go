@@ -169,6 +169,15 @@ func TestCLIProviderGhidra(t *testing.T) {
 	is.True(errors.As(err, &ee))
 	is.Equal(ee.ExitCode(), 4)
 	is.Equal(string(b), "")
+
+	// A provider asked for by REA_ANALYSIS_PROVIDER is the requested one
+	// too: the refusal names it.
+	cmd = exec.Command(reaBin, "--format", "json", "analyze", "/usr/bin/ls")
+	cmd.Env = append(os.Environ(), "REA_ANALYSIS_PROVIDER=ghidra")
+	b, _ = cmd.Output()
+	env = core.Envelope{}
+	is.NoErr(json.Unmarshal(b, &env))
+	is.Equal(env.Error.Details["requested_provider_id"], "ghidra")
 }
 
 func TestCLIAnalyze(t *testing.T) {
