@@ -1064,3 +1064,66 @@ func TestInspectNamesItsWebSockets(t *testing.T) {
 	diff = result(mustCall(t, s, "compare_web_captures", map[string]any{"before": map[string]any{"inspection": r}, "after": map[string]any{"inspection": r}}))
 	is.True(diff["overall_status"] != nil)
 }
+
+const xhrSrc = "function load() {\n" +
+	"  const x = new XMLHttpRequest();\n" +
+	"  x.open(\"GET\", \"/a\");\n" +
+	"  x.onload = done;\n" +
+	"  x.send();\n" +
+	"  x.open(\"POST\", \"/b\");\n" +
+	"  y.send();\n" +
+	"}\n"
+
+// xhrJS reports xhrSrc's calls as adapters/js does: a member's
+// CalleeOffset is its property name at the call.
+type xhrJS struct{}
+
+func (xhrJS) Info() ports.ProviderInfo {
+	return ports.ProviderInfo{ID: "xhr-js", Name: "recorded", Version: "1"}
+}
+func (xhrJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	at := func(s string) int64 { return int64(strings.Index(xhrSrc, s)) }
+	str := func(s string) ports.JSValue {
+		return ports.JSValue{Kind: ports.JSValString, Value: s, Offset: at(`"` + s + `"`)}
+	}
+	return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
+		{Callee: "XMLHttpRequest", New: true, Offset: -1, CalleeOffset: int32(at("XMLHttpRequest"))},
+		{Callee: "x.open", Offset: at(`"GET"`), CalleeOffset: int32(at(`open("GET"`)), Args: []ports.JSValue{str("GET"), str("/a")}},
+		{Callee: "x.send", Offset: -1, CalleeOffset: int32(at("send();\n  x.open")), Args: []ports.JSValue{}},
+		{Callee: "x.open", Offset: at(`"POST"`), CalleeOffset: int32(at(`open("POST"`)), Args: []ports.JSValue{str("POST"), str("/b")}},
+		{Callee: "y.send", Offset: -1, CalleeOffset: int32(at("send();\n}")), Args: []ports.JSValue{}},
+	}}, nil
+}
+
+// An XHR's request is made at send(), where inspect_web_page's initiator
+// places it, while its URL is at open(): analyze_web_bundle keeps the
+// endpoint at open() and names the receiver's following send() as
+// send_location. Before, the endpoint named open() alone, and an agent
+// matching a request's initiator to it found nothing. An open() with no
+// send() of its receiver after it has no send_location.
+func TestBundleXHREndpointNamesItsSend(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	f.Capture.Scripts[0].Source = []byte(xhrSrc)
+	reg, _ := core.NewRegistry(nil, &core.RegistryOptions{Browser: f, JavaScript: xhrJS{}})
+	s := core.NewSession(catalog(t), reg, nil)
+	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	lines := strings.Split(xhrSrc, "\n")
+	text := func(loc map[string]any) string {
+		line, col := int(loc["line"].(float64)), int(loc["column"].(float64))
+		return fmt.Sprintf("%d:%s", line, lines[line-1][col:])
+	}
+	var got []string
+	for _, e := range b["observations"].(map[string]any)["endpoints"].([]any) {
+		m := e.(map[string]any)
+		g := m["value"].(string) + "@" + text(m["location"].(map[string]any))
+		if send, ok := m["send_location"].(map[string]any); ok {
+			g += " sent@" + text(send)
+		}
+		got = append(got, g)
+	}
+	is.Equal(got, []string{
+		`/a@3:open("GET", "/a"); sent@5:send();`,
+		`/b@6:open("POST", "/b");`,
+	})
+}
