@@ -783,7 +783,7 @@ type BrowserScenarioStepResult struct {
 type BrowserScenarioArtifacts struct {
 	Screenshot    []byte
 	DOM           []byte // serialized HTML, ≤1 MiB
-	Accessibility []byte // a deterministic text rendering of the AX tree
+	Accessibility []byte // a deterministic text rendering of the AX tree; in Truncated when read in part (its last line says what was not)
 	URL           *string
 	History       *BrowserHistory
 	Storage       *BrowserScenarioStorage

@@ -894,5 +894,6 @@ func TestLiveScenarioLargePageReadsAccessibilityNodeByNode(t *testing.T) {
 	is.True(len(lines) <= 2001) // 2000 nodes at most, and the note
 	last := lines[len(lines)-1]
 	is.True(strings.Contains(last, "read node by node") && strings.Contains(last, "were not read"))
+	is.Equal(a.Truncated, []string{"accessibility"}) // core lists it in truncated_sections
 	t.Log(last)
 }

@@ -754,11 +754,14 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 				a.Truncated = append(a.Truncated, "dom")
 			}
 		case "accessibility":
-			text, err := axText(actx)
+			text, partial, err := axText(actx)
 			if err != nil {
 				missing(k, err.Error())
-			} else {
-				a.Accessibility = []byte(red.Replace(string(text)))
+				continue
+			}
+			a.Accessibility = []byte(red.Replace(string(text)))
+			if partial {
+				a.Truncated = append(a.Truncated, "accessibility")
 			}
 		case "history":
 			h, err := chromedp.Run(actx, chromedp.NavigationEntries())
@@ -860,11 +863,11 @@ func storageArtifact(ctx context.Context, url string, red *strings.Replacer) (*p
 // (axReadNodeByNode), rather than asked for whole (getFullAXTree answers a
 // frame's whole tree in one reply: 191 MB for a 200k-element page); the
 // text's last line then says how many of the document's nodes were not
-// read.
-func axText(ctx context.Context) ([]byte, error) {
+// read, and partial is true.
+func axText(ctx context.Context) (text []byte, partial bool, err error) {
 	c := chromedp.FromContext(ctx)
 	if c == nil || c.Target == nil {
-		return nil, chromedp.ErrInvalidContext
+		return nil, false, chromedp.ErrInvalidContext
 	}
 	call := func(ctx context.Context, method string, params, result any) (bool, error) {
 		err := c.Target.Call(ctx, method, params, result)
@@ -880,7 +883,7 @@ func axText(ctx context.Context) ([]byte, error) {
 	var snap snapshot
 	f := false
 	if _, err := call(ctx, domsnapshot.CommandCaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{}, IncludePaintOrder: &f, IncludeDOMRects: &f}, &snap); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var nodes []axNode
 	var note string
@@ -889,10 +892,10 @@ func axText(ctx context.Context) ([]byte, error) {
 		doc := axDocument{nodes: len(d.ParentIndex), backendIDs: d.BackendNodeID}
 		read, ok, err := axReadNodeByNode(ctx, call, doc, defaultMaxAXNodes, func(n axNode) { nodes = append(nodes, n) })
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if !ok {
-			return nil, errors.New(accessibility.CommandGetPartialAXTree + " was unavailable from this browser")
+			return nil, false, errors.New(accessibility.CommandGetPartialAXTree + " was unavailable from this browser")
 		}
 		note = axNotRead("The accessibility tree", read, doc.nodes, fmt.Sprintf("at most %d accessibility nodes, inspect_web_page's default max_ax_nodes", defaultMaxAXNodes))
 	} else {
@@ -901,10 +904,10 @@ func axText(ctx context.Context) ([]byte, error) {
 		}
 		ok, err := call(ctx, accessibility.CommandGetFullAXTree, accessibility.GetFullAXTreeParams{}, &res)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if !ok {
-			return nil, errors.New(accessibility.CommandGetFullAXTree + " was unavailable from this browser")
+			return nil, false, errors.New(accessibility.CommandGetFullAXTree + " was unavailable from this browser")
 		}
 		nodes = res.Nodes
 	}
@@ -947,7 +950,7 @@ func axText(ctx context.Context) ([]byte, error) {
 	if note != "" {
 		b.WriteString(note + "\n")
 	}
-	return []byte(b.String()), nil
+	return []byte(b.String()), note != "", nil
 }
 
 // newRedactor replaces secret values, longest first, with

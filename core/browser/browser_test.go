@@ -441,6 +441,9 @@ type fakeRunner struct {
 	// from a document of domBytes bytes.
 	dom      []byte
 	domBytes int
+	// ax, when set, is the last step's accessibility artifact, read only
+	// in part (node by node) by the engine.
+	ax []byte
 }
 
 func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioRequest) (*ports.BrowserScenarioCapture, error) {
@@ -471,6 +474,10 @@ func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioR
 			if run.dom != nil {
 				r.Artifacts.DOM, r.Artifacts.DOMBytes = run.dom, run.domBytes
 				r.Artifacts.Truncated = []string{"dom"}
+			}
+			if run.ax != nil {
+				r.Artifacts.Accessibility = run.ax
+				r.Artifacts.Truncated = append(r.Artifacts.Truncated, "accessibility")
 			}
 		}
 		out.Steps = append(out.Steps, r)
@@ -945,6 +952,30 @@ func TestScenarioTruncatedDOMKeepsItsStart(t *testing.T) {
 	is.True(strings.Contains(d["reason"].(string), "first"))
 	is.Equal(r["completeness"].(map[string]any)["status"], "truncated")
 	// compare_web_captures accepts it and claims nothing about a cut DOM.
+	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": r}))
+	is.True(diff["overall_status"] != "unchanged")
+}
+
+// An accessibility artifact the engine read only in part (a large page,
+// read node by node) keeps its text, whose last line says what was not
+// read, and the step's completeness lists it as truncated, so
+// compare_web_captures claims nothing about it. Before, core turned it
+// into a truncated state without its text ("the full size was not
+// measured").
+func TestScenarioPartialAccessibilityKeepsItsText(t *testing.T) {
+	is := is.New(t)
+	kept := "RootWebArea \"large\"\n  button \"first-button\"\nThe accessibility tree was read node by node, for the first 4 of its document's 40009 DOM nodes; the other 40005 were not read.\n"
+	s := session(t, nil, &fakeRunner{ax: []byte(kept)})
+	r := result(mustCall(t, s, "capture_browser_scenario", map[string]any{"browser": map[string]any{"mode": "launch"},
+		"start_url": map[string]any{"url": "http://app.test/"},
+		"actions":   []any{map[string]any{"step_id": "w", "action": "wait_for_timeout", "duration_ms": 10}},
+		"capture":   map[string]any{"at_end": []any{"accessibility"}}}))
+	step := r["steps"].([]any)[1].(map[string]any)
+	a := step["artifacts"].(map[string]any)["accessibility"].(map[string]any)
+	is.Equal(a["state"], "captured")
+	is.Equal(a["value"].(map[string]any)["text"], kept)
+	is.Equal(step["completeness"].(map[string]any)["truncated_sections"], []any{"accessibility"})
+	is.Equal(r["completeness"].(map[string]any)["status"], "truncated")
 	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": r}))
 	is.True(diff["overall_status"] != "unchanged")
 }
