@@ -224,8 +224,10 @@ type BrowserInspectRequest struct {
 	// ScriptsOnly leaves out what a script analysis does not read: no DOM
 	// snapshot, accessibility tree or storage is taken, and DOM,
 	// Accessibility and Storage come back empty. On a page with a large
-	// document those are the slowest and largest replies (an accessibility
-	// tree can pass the 64 MiB message bound and fail the whole capture).
+	// document those are the slowest and largest replies: a DOM snapshot
+	// over the 64 MiB message bound empties that section, and a document
+	// over max_ax_nodes has its accessibility tree read node by node,
+	// one command per node read.
 	ScriptsOnly bool
 	Limits      BrowserLimits
 }
@@ -781,7 +783,7 @@ type BrowserScenarioStepResult struct {
 type BrowserScenarioArtifacts struct {
 	Screenshot    []byte
 	DOM           []byte // serialized HTML, ≤1 MiB
-	Accessibility []byte // a deterministic text rendering of the AX tree
+	Accessibility []byte // a deterministic text rendering of the AX tree; in Truncated when read in part (its last line says what was not)
 	URL           *string
 	History       *BrowserHistory
 	Storage       *BrowserScenarioStorage

@@ -19,6 +19,10 @@ import (
 	"rea/ports"
 )
 
+// defaultMaxAXNodes is max_ax_nodes when none is given, and the bound of
+// a scenario's accessibility artifact.
+const defaultMaxAXNodes = 2000
+
 func limitsOrDefault(l ports.BrowserLimits) ports.BrowserLimits {
 	d := func(v *int, def int) {
 		if *v <= 0 {
@@ -32,7 +36,7 @@ func limitsOrDefault(l ports.BrowserLimits) ports.BrowserLimits {
 	}
 	d(&l.MaxFrames, 200)
 	d(&l.MaxDOMNodes, 2000)
-	d(&l.MaxAXNodes, 2000)
+	d(&l.MaxAXNodes, defaultMaxAXNodes)
 	d(&l.MaxScripts, 200)
 	d(&l.MaxResources, 2000)
 	d(&l.MaxWorkers, 500)

@@ -870,3 +870,30 @@ func TestLiveScreenshotReadsVisibility(t *testing.T) {
 	is.NoErr(err)
 	is.True(s.Width > 0)
 }
+
+// A scenario's accessibility artifact on a large page reads the tree node
+// by node under inspect_web_page's bound (2000 nodes), as inspect_web_page
+// does, instead of asking getFullAXTree for all of it (a 200k-element
+// page's reply was 191 MB); its last line says what was not read.
+func TestLiveScenarioLargePageReadsAccessibilityNodeByNode(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: site + "/large", CaptureAtEnd: []string{"accessibility"},
+		Steps: []ports.BrowserScenarioStep{{StepID: "w", Action: "wait", DurationMS: 10}},
+	})
+	is.NoErr(err)
+	a := out.Steps[1].Artifacts
+	is.Equal(a.Missing["accessibility"], "")
+	text := string(a.Accessibility)
+	is.True(strings.Contains(text, `button "first-button"`))
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	is.True(len(lines) <= 2001) // 2000 nodes at most, and the note
+	last := lines[len(lines)-1]
+	is.True(strings.Contains(last, "read node by node") && strings.Contains(last, "were not read"))
+	is.Equal(a.Truncated, []string{"accessibility"}) // core lists it in truncated_sections
+	t.Log(last)
+}

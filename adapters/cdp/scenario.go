@@ -13,8 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/accessibility"
 	cdpt "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/domsnapshot"
 	"github.com/chromedp/cdproto/domstorage"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
@@ -752,11 +754,14 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 				a.Truncated = append(a.Truncated, "dom")
 			}
 		case "accessibility":
-			text, err := axText(actx)
+			text, partial, err := axText(actx)
 			if err != nil {
 				missing(k, err.Error())
-			} else {
-				a.Accessibility = []byte(red.Replace(string(text)))
+				continue
+			}
+			a.Accessibility = []byte(red.Replace(string(text)))
+			if partial {
+				a.Truncated = append(a.Truncated, "accessibility")
 			}
 		case "history":
 			h, err := chromedp.Run(actx, chromedp.NavigationEntries())
@@ -851,40 +856,83 @@ func storageArtifact(ctx context.Context, url string, red *strings.Replacer) (*p
 	return st, nil
 }
 
-// axText renders the accessibility tree as indented "role name" lines, a
-// deterministic text that compares Go run to Go run.
-func axText(ctx context.Context) ([]byte, error) {
-	res, err := chromedp.Call(ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
-	if err != nil {
-		return nil, err
+// axText renders the main frame's accessibility tree as indented "role
+// name" lines, a deterministic text that compares Go run to Go run. A
+// document with more DOM nodes than inspect_web_page's default
+// max_ax_nodes is read node by node, as inspect_web_page reads it
+// (axReadNodeByNode), rather than asked for whole (getFullAXTree answers a
+// frame's whole tree in one reply: 191 MB for a 200k-element page); the
+// text's last line then says how many of the document's nodes were not
+// read, and partial is true.
+func axText(ctx context.Context) (text []byte, partial bool, err error) {
+	c := chromedp.FromContext(ctx)
+	if c == nil || c.Target == nil {
+		return nil, false, chromedp.ErrInvalidContext
+	}
+	call := func(ctx context.Context, method string, params, result any) (bool, error) {
+		err := c.Target.Call(ctx, method, params, result)
+		var ce *cdproto.Error
+		if errors.As(err, &ce) {
+			if ce.Code == -32601 {
+				return false, nil
+			}
+			return true, fmt.Errorf("%w: %s", errAXRejected, ce.Message)
+		}
+		return err == nil, err
+	}
+	var snap snapshot
+	f := false
+	if _, err := call(ctx, domsnapshot.CommandCaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{}, IncludePaintOrder: &f, IncludeDOMRects: &f}, &snap); err != nil {
+		return nil, false, err
+	}
+	var nodes []axNode
+	var note string
+	if len(snap.Documents) > 0 && len(snap.Documents[0].Nodes.ParentIndex) > defaultMaxAXNodes {
+		d := snap.Documents[0].Nodes // the main frame's document comes first
+		doc := axDocument{nodes: len(d.ParentIndex), backendIDs: d.BackendNodeID}
+		read, ok, err := axReadNodeByNode(ctx, call, doc, defaultMaxAXNodes, func(n axNode) { nodes = append(nodes, n) })
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			return nil, false, errors.New(accessibility.CommandGetPartialAXTree + " was unavailable from this browser")
+		}
+		note = axNotRead("The accessibility tree", read, doc.nodes, fmt.Sprintf("at most %d accessibility nodes, inspect_web_page's default max_ax_nodes", defaultMaxAXNodes))
+	} else {
+		var res struct {
+			Nodes []axNode `json:"nodes"`
+		}
+		ok, err := call(ctx, accessibility.CommandGetFullAXTree, accessibility.GetFullAXTreeParams{}, &res)
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			return nil, false, errors.New(accessibility.CommandGetFullAXTree + " was unavailable from this browser")
+		}
+		nodes = res.Nodes
 	}
 	type node struct {
 		role, name string
 		kids       []string
 		ignored    bool
 	}
-	nodes := map[string]*node{}
+	byID := map[string]*node{}
+	for _, n := range nodes {
+		nd := &node{ignored: n.Ignored, role: n.Role.text(), name: n.Name.text(), kids: n.ChildIDs}
+		byID[n.NodeID] = nd
+	}
+	// A root has no parent among the nodes read: the document's, or the
+	// first node read of a subtree whose parent has no DOM node.
 	var roots []string
-	for _, n := range res.Nodes {
-		nd := &node{ignored: n.Ignored}
-		if n.Role != nil {
-			nd.role = strings.Trim(string(n.Role.Value), `"`)
-		}
-		if n.Name != nil {
-			nd.name = strings.Trim(string(n.Name.Value), `"`)
-		}
-		for _, c := range n.ChildIDs {
-			nd.kids = append(nd.kids, string(c))
-		}
-		nodes[string(n.NodeID)] = nd
-		if n.ParentID == "" {
-			roots = append(roots, string(n.NodeID))
+	for _, n := range nodes {
+		if byID[n.ParentID] == nil {
+			roots = append(roots, n.NodeID)
 		}
 	}
 	var b strings.Builder
 	var walk func(id string, depth int)
 	walk = func(id string, depth int) {
-		n := nodes[id]
+		n := byID[id]
 		if n == nil || depth > 64 || b.Len() > maxDOMArtifactBytes {
 			return
 		}
@@ -899,7 +947,10 @@ func axText(ctx context.Context) ([]byte, error) {
 	for _, r := range roots {
 		walk(r, 0)
 	}
-	return []byte(b.String()), nil
+	if note != "" {
+		b.WriteString(note + "\n")
+	}
+	return []byte(b.String()), note != "", nil
 }
 
 // newRedactor replaces secret values, longest first, with

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -471,14 +472,51 @@ func (e *Engine) accessibility(ctx context.Context, a *attachment, pc *pageCaptu
 	return out, nil
 }
 
-// axNodeByNode reads a frame's accessibility nodes one DOM node at a time
-// (getPartialAXTree without relatives), in document order, until room
-// nodes are kept or the read bound is spent; ok=false means the browser
-// has no getPartialAXTree. A node the page removed since the snapshot is
-// skipped.
+// axNodeByNode reads a frame's accessibility nodes node by node
+// (axReadNodeByNode) through the capture's connection and says in a
+// limitation how many of the document's nodes were not read; ok=false
+// means the browser has no getPartialAXTree.
 func (e *Engine) axNodeByNode(ctx context.Context, a *attachment, pc *pageCapture, frameID string, doc axDocument, room int, out *ports.BrowserAccessibility, keep func(axNode, string)) (bool, error) {
+	call := func(ctx context.Context, method string, params, result any) (bool, error) {
+		ok, err := optional(ctx, a.page, method, params, result, "accessibility", pc)
+		if be, isBE := ports.AsBrowserError(err); isBE && be.Code == ports.BrowserProtocolError {
+			return true, errAXRejected
+		}
+		return ok, err
+	}
+	read, ok, err := axReadNodeByNode(ctx, call, doc, room, func(n axNode) {
+		out.TotalNodes++
+		keep(n, frameID)
+	})
+	if err != nil || !ok {
+		return ok, err
+	}
+	pc.mu.Lock()
+	pc.led.truncated["accessibility"] = true
+	pc.led.limitations = append(pc.led.limitations, axNotRead("The accessibility tree of frame "+frameID, read, doc.nodes, fmt.Sprintf("max_ax_nodes %d", pc.lim.MaxAXNodes)))
+	pc.mu.Unlock()
+	return true, nil
+}
+
+// axCall sends one Accessibility command and decodes its reply into
+// result: the passive capture sends through its own connection, a scenario
+// through chromedp's. ok=false means the browser does not know the
+// command; errAXRejected, that it refused this one (a node gone since the
+// snapshot).
+type axCall func(ctx context.Context, method string, params, result any) (ok bool, err error)
+
+var errAXRejected = errors.New("the browser rejected the accessibility command")
+
+// axReadNodeByNode reads the accessibility nodes of doc's DOM nodes one at
+// a time (getPartialAXTree without relatives), in document order, until
+// room nodes are kept or axReadsPerNode reads per node kept are spent;
+// read counts the DOM nodes asked. ok=false means the browser has no
+// getPartialAXTree. A node the page removed since the snapshot is
+// skipped. inspect_web_page and capture_browser_scenario's accessibility
+// artifact both read a large document so.
+func axReadNodeByNode(ctx context.Context, call axCall, doc axDocument, room int, keep func(axNode)) (read int, ok bool, err error) {
 	no := false
-	read, kept := 0, 0
+	kept := 0
 	for _, id := range doc.backendIDs[:min(len(doc.backendIDs), axReadsPerNode*room)] {
 		if kept >= room {
 			break
@@ -487,31 +525,32 @@ func (e *Engine) axNodeByNode(ctx context.Context, a *attachment, pc *pageCaptur
 			Nodes []axNode `json:"nodes"`
 		}
 		read++
-		ok, err := optional(ctx, a.page, accessibility.CommandGetPartialAXTree,
-			accessibility.GetPartialAXTreeParams{BackendNodeID: cdpt.BackendNodeID(id), FetchRelatives: &no}, &res, "accessibility", pc)
-		if be, isBE := ports.AsBrowserError(err); isBE && be.Code == ports.BrowserProtocolError {
+		ok, err := call(ctx, accessibility.CommandGetPartialAXTree,
+			accessibility.GetPartialAXTreeParams{BackendNodeID: cdpt.BackendNodeID(id), FetchRelatives: &no}, &res)
+		if errors.Is(err, errAXRejected) {
 			continue
 		}
 		if err != nil {
-			return false, err
+			return read, false, err
 		}
 		if !ok {
-			return false, nil
+			return read, false, nil
 		}
 		for _, n := range res.Nodes {
 			if n.NodeID == "" || n.NodeID == "0" || kept >= room {
 				continue // "0": the DOM node has no accessibility object
 			}
-			out.TotalNodes++
-			keep(n, frameID)
+			keep(n)
 			kept++
 		}
 	}
-	pc.mu.Lock()
-	pc.led.truncated["accessibility"] = true
-	pc.led.limitations = append(pc.led.limitations, fmt.Sprintf("The accessibility tree of frame %s was read node by node, for the first %d of its document's %d DOM nodes (max_ax_nodes %d); the other %d were not read: Chromium returns a frame's whole tree in one reply, whatever its depth.", frameID, read, doc.nodes, pc.lim.MaxAXNodes, doc.nodes-read))
-	pc.mu.Unlock()
-	return true, nil
+	return read, true, nil
+}
+
+// axNotRead says what a node-by-node read of a document of nodes DOM nodes
+// left out; what names the tree, bound the limit that applied.
+func axNotRead(what string, read, nodes int, bound string) string {
+	return fmt.Sprintf("%s was read node by node, for the first %d of its document's %d DOM nodes (%s); the other %d were not read: Chromium returns a frame's whole tree in one reply, whatever its depth.", what, read, nodes, bound, nodes-read)
 }
 
 type scriptSourceResult struct {

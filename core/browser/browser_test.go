@@ -441,6 +441,9 @@ type fakeRunner struct {
 	// from a document of domBytes bytes.
 	dom      []byte
 	domBytes int
+	// ax, when set, is the last step's accessibility artifact, read only
+	// in part (node by node) by the engine.
+	ax []byte
 }
 
 func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioRequest) (*ports.BrowserScenarioCapture, error) {
@@ -471,6 +474,10 @@ func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioR
 			if run.dom != nil {
 				r.Artifacts.DOM, r.Artifacts.DOMBytes = run.dom, run.domBytes
 				r.Artifacts.Truncated = []string{"dom"}
+			}
+			if run.ax != nil {
+				r.Artifacts.Accessibility = run.ax
+				r.Artifacts.Truncated = append(r.Artifacts.Truncated, "accessibility")
 			}
 		}
 		out.Steps = append(out.Steps, r)
@@ -949,6 +956,30 @@ func TestScenarioTruncatedDOMKeepsItsStart(t *testing.T) {
 	is.True(diff["overall_status"] != "unchanged")
 }
 
+// An accessibility artifact the engine read only in part (a large page,
+// read node by node) keeps its text, whose last line says what was not
+// read, and the step's completeness lists it as truncated, so
+// compare_web_captures claims nothing about it. Before, core turned it
+// into a truncated state without its text ("the full size was not
+// measured").
+func TestScenarioPartialAccessibilityKeepsItsText(t *testing.T) {
+	is := is.New(t)
+	kept := "RootWebArea \"large\"\n  button \"first-button\"\nThe accessibility tree was read node by node, for the first 4 of its document's 40009 DOM nodes; the other 40005 were not read.\n"
+	s := session(t, nil, &fakeRunner{ax: []byte(kept)})
+	r := result(mustCall(t, s, "capture_browser_scenario", map[string]any{"browser": map[string]any{"mode": "launch"},
+		"start_url": map[string]any{"url": "http://app.test/"},
+		"actions":   []any{map[string]any{"step_id": "w", "action": "wait_for_timeout", "duration_ms": 10}},
+		"capture":   map[string]any{"at_end": []any{"accessibility"}}}))
+	step := r["steps"].([]any)[1].(map[string]any)
+	a := step["artifacts"].(map[string]any)["accessibility"].(map[string]any)
+	is.Equal(a["state"], "captured")
+	is.Equal(a["value"].(map[string]any)["text"], kept)
+	is.Equal(step["completeness"].(map[string]any)["truncated_sections"], []any{"accessibility"})
+	is.Equal(r["completeness"].(map[string]any)["status"], "truncated")
+	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": r}))
+	is.True(diff["overall_status"] != "unchanged")
+}
+
 // callsSrc has calls whose callee the parse cannot place per call: two
 // registerTool calls through one destructured name, one through a renamed
 // alias, two fetches in one function, a new WebSocket and a top-level fetch.
@@ -1063,4 +1094,67 @@ func TestInspectNamesItsWebSockets(t *testing.T) {
 	delete(net, "websockets")
 	diff = result(mustCall(t, s, "compare_web_captures", map[string]any{"before": map[string]any{"inspection": r}, "after": map[string]any{"inspection": r}}))
 	is.True(diff["overall_status"] != nil)
+}
+
+const xhrSrc = "function load() {\n" +
+	"  const x = new XMLHttpRequest();\n" +
+	"  x.open(\"GET\", \"/a\");\n" +
+	"  x.onload = done;\n" +
+	"  x.send();\n" +
+	"  x.open(\"POST\", \"/b\");\n" +
+	"  y.send();\n" +
+	"}\n"
+
+// xhrJS reports xhrSrc's calls as adapters/js does: a member's
+// CalleeOffset is its property name at the call.
+type xhrJS struct{}
+
+func (xhrJS) Info() ports.ProviderInfo {
+	return ports.ProviderInfo{ID: "xhr-js", Name: "recorded", Version: "1"}
+}
+func (xhrJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	at := func(s string) int64 { return int64(strings.Index(xhrSrc, s)) }
+	str := func(s string) ports.JSValue {
+		return ports.JSValue{Kind: ports.JSValString, Value: s, Offset: at(`"` + s + `"`)}
+	}
+	return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
+		{Callee: "XMLHttpRequest", New: true, Offset: -1, CalleeOffset: int32(at("XMLHttpRequest"))},
+		{Callee: "x.open", Offset: at(`"GET"`), CalleeOffset: int32(at(`open("GET"`)), Args: []ports.JSValue{str("GET"), str("/a")}},
+		{Callee: "x.send", Offset: -1, CalleeOffset: int32(at("send();\n  x.open")), Args: []ports.JSValue{}},
+		{Callee: "x.open", Offset: at(`"POST"`), CalleeOffset: int32(at(`open("POST"`)), Args: []ports.JSValue{str("POST"), str("/b")}},
+		{Callee: "y.send", Offset: -1, CalleeOffset: int32(at("send();\n}")), Args: []ports.JSValue{}},
+	}}, nil
+}
+
+// An XHR's request is made at send(), where inspect_web_page's initiator
+// places it, while its URL is at open(): analyze_web_bundle keeps the
+// endpoint at open() and names the receiver's following send() as
+// send_location. Before, the endpoint named open() alone, and an agent
+// matching a request's initiator to it found nothing. An open() with no
+// send() of its receiver after it has no send_location.
+func TestBundleXHREndpointNamesItsSend(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	f.Capture.Scripts[0].Source = []byte(xhrSrc)
+	reg, _ := core.NewRegistry(nil, &core.RegistryOptions{Browser: f, JavaScript: xhrJS{}})
+	s := core.NewSession(catalog(t), reg, nil)
+	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	lines := strings.Split(xhrSrc, "\n")
+	text := func(loc map[string]any) string {
+		line, col := int(loc["line"].(float64)), int(loc["column"].(float64))
+		return fmt.Sprintf("%d:%s", line, lines[line-1][col:])
+	}
+	var got []string
+	for _, e := range b["observations"].(map[string]any)["endpoints"].([]any) {
+		m := e.(map[string]any)
+		g := m["value"].(string) + "@" + text(m["location"].(map[string]any))
+		if send, ok := m["send_location"].(map[string]any); ok {
+			g += " sent@" + text(send)
+		}
+		got = append(got, g)
+	}
+	is.Equal(got, []string{
+		`/a@3:open("GET", "/a"); sent@5:send();`,
+		`/b@6:open("POST", "/b");`,
+	})
 }

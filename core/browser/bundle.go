@@ -113,6 +113,53 @@ func endpointSite(src []byte, call ports.JSCall, v ports.JSValue) int64 {
 	return call.Offset
 }
 
+// xhrSends pairs each XHR open() call (by index in calls) with the send()
+// of the same receiver that follows it before the receiver's next open(),
+// in source order: an XHR's request is made, and its initiator placed, at
+// send(), while its URL is at open(). The receiver is matched by its name
+// path (x in x.open, this.req in this.req.open), so a send in another
+// function through the same name can pair; a call without a position
+// pairs with nothing.
+func xhrSends(calls []ports.JSCall) map[int]int {
+	type ev struct {
+		at   int32
+		i    int
+		open bool
+	}
+	byRecv := map[string][]ev{}
+	for i, c := range calls {
+		recv, method, ok := cutLast(c.Callee)
+		if !ok || c.New || c.CalleeOffset < 0 || method != "open" && method != "send" {
+			continue
+		}
+		byRecv[recv] = append(byRecv[recv], ev{c.CalleeOffset, i, method == "open"})
+	}
+	pairs := map[int]int{}
+	for _, evs := range byRecv {
+		sort.SliceStable(evs, func(a, b int) bool { return evs[a].at < evs[b].at })
+		open := -1
+		for _, e := range evs {
+			switch {
+			case e.open:
+				open = e.i
+			case open >= 0:
+				pairs[open] = e.i
+				open = -1
+			}
+		}
+	}
+	return pairs
+}
+
+// cutLast splits a name path at its last dot: "x.open" is x and open.
+func cutLast(path string) (string, string, bool) {
+	i := strings.LastIndexByte(path, '.')
+	if i <= 0 {
+		return "", "", false
+	}
+	return path[:i], path[i+1:], true
+}
+
 var inferencePatterns = []struct{ kind, value, pattern, confidence string }{
 	{"bundle_runtime", "webpack", "__webpack_require__", "high"},
 	{"bundle_runtime", "Vite", "__vite__", "medium"},
@@ -300,7 +347,8 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 			}
 			addFinding(f, &edges, BundleChunkEdge{FromScriptKey: s.key, Kind: kind, Specifier: spec, ResolvedURL: resolved, Location: loc(im.Offset)})
 		}
-		for _, call := range facts.Calls {
+		sends := xhrSends(facts.Calls)
+		for i, call := range facts.Calls {
 			last := lastSegment(call.Callee)
 			var a0, e0, e1 string
 			var ok0, eok0, eok1 bool
@@ -334,7 +382,14 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 				}
 				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: kind, Value: sanitizeEndpoint(e0), Location: loc(endpointSite(src, call, a0v))})
 			case last == "open" && strings.Contains(call.Callee, ".") && eok1:
-				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "xhr_open", Value: sanitizeEndpoint(e1), Location: loc(endpointSite(src, call, a1v))})
+				ep := BundleEndpoint{ScriptKey: s.key, Kind: "xhr_open", Value: sanitizeEndpoint(e1), Location: loc(endpointSite(src, call, a1v))}
+				if j, ok := sends[i]; ok {
+					if off := callPosition(src, facts.Calls[j]); off >= 0 {
+						at := loc(off)
+						ep.SendLocation = &at
+					}
+				}
+				addFinding(f, &endpoints, ep)
 			case endpointMethods[last] && strings.Contains(call.Callee, ".") && eok0:
 				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(e0), Location: loc(endpointSite(src, call, a0v))})
 			case strings.HasSuffix(call.Callee, "modelContext.registerTool") && len(call.Args) > 0 && call.Args[0].Kind == ports.JSValObject:

@@ -9,18 +9,28 @@ import (
 // callPosition is where V8 places call, the position a stack frame of the
 // call reports (inspect_web_page's request initiators, discover_webmcp_tools'
 // registrations): the callee's last name at this call (fetch in fetch(…),
-// get in api.get(…), r in r(…)), or `new` for a construction. The parse
-// places only a member's property name per call (ports.JSCall.CalleeOffset);
-// a plain or aliased name's CalleeOffset is its first use in the scope, so
-// the call is found from inside its arguments: back to the parenthesis that
-// opens them, then the name before it, which must be the callee's spelling
-// there or its last name. -1 when the source does not read so (a keyed or
-// parenthesized callee, which V8 places at the parenthesis, or a call with
-// nothing positioned inside its arguments and no member name).
+// get in api.get(…), r in r(…)), `new` for a construction, and for a keyed
+// or parenthesized callee (o["f"](…), (0, x.f)(…), the form bundlers emit
+// for an imported function's call) the parenthesis that opens the
+// arguments, as V8 places every call whose callee does not end in a name.
+// The parse places only a member's property name or a key per call
+// (ports.JSCall.CalleeOffset); a plain or aliased name's CalleeOffset is its
+// first use in the scope, so the call is found from inside its arguments:
+// back to the parenthesis that opens them, then what stands before it, a
+// closing bracket or parenthesis or a name, which must be the callee's
+// spelling there or its last name. -1 when the source does not read so (a
+// call with nothing positioned inside its arguments and no member name or
+// key).
 func callPosition(src []byte, call ports.JSCall) int64 {
 	member := int64(-1)
-	if off := int(call.CalleeOffset); off > 0 && off < len(src) && precededByDot(src, off) {
+	if off := int(call.CalleeOffset); off > 0 && off < len(src) && (precededByDot(src, off) || keyed(src, off)) {
 		member = int64(off)
+		if p := calleeParen(src, off); p >= 0 && !call.New {
+			return int64(p)
+		}
+		if keyed(src, off) {
+			member = -1 // a key is never V8's position
+		}
 	}
 	anchor := argsOffset(call)
 	if anchor < 0 || anchor > int64(len(src)) {
@@ -31,6 +41,11 @@ func callPosition(src []byte, call ports.JSCall) int64 {
 		return member
 	}
 	end := skipSpaceBack(src, open)
+	if end > 0 && (src[end-1] == ')' || src[end-1] == ']') && !call.New {
+		// (0, fetch)("/x"): the literal is this call's, so the parenthesis
+		// opens its arguments and what it follows is its callee.
+		return int64(open)
+	}
 	start := end
 	for start > 0 && identByte(src[start-1]) {
 		start--
@@ -144,6 +159,50 @@ func skipSpaceBack(src []byte, i int) int {
 func precededByDot(src []byte, off int) bool {
 	p := skipSpaceBack(src, off)
 	return p > 0 && src[p-1] == '.'
+}
+
+// keyed reports whether off starts a string key (o["f"]).
+func keyed(src []byte, off int) bool {
+	p := skipSpaceBack(src, off)
+	return p > 0 && src[p-1] == '[' && (src[off] == '"' || src[off] == '\'')
+}
+
+// calleeParen is the parenthesis that opens the arguments of a call whose
+// callee's property name or key is at off, when the callee is keyed or
+// parenthesized (a ']' or ')' comes between them: o["f"](…), (0, x.f)(…));
+// -1 otherwise.
+func calleeParen(src []byte, off int) int {
+	i := off
+	if c := src[i]; c == '"' || c == '\'' {
+		for i++; i < len(src) && (src[i] != c || escaped(src, i)); i++ {
+		}
+		i++
+	} else {
+		for i < len(src) && identByte(src[i]) {
+			i++
+		}
+	}
+	closed := false
+	for range 8 {
+		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+			i++
+		}
+		if i >= len(src) {
+			return -1
+		}
+		switch src[i] {
+		case ')', ']':
+			closed = true
+			i++
+			continue
+		case '(':
+			if closed {
+				return i
+			}
+		}
+		return -1
+	}
+	return -1
 }
 
 // identByte is a byte of a JavaScript name (any non-ASCII byte counts).

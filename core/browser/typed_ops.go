@@ -356,6 +356,11 @@ type BundleEndpoint struct {
 	Kind      string         `json:"kind"`
 	Value     string         `json:"value"`
 	Location  BundleLocation `json:"location"`
+	// SendLocation is, for an xhr_open endpoint (located at its open()
+	// call, where the URL is), the send() call of the same receiver that
+	// follows it: where the request is made, so where V8 and
+	// inspect_web_page's initiator place it. Absent when none was found.
+	SendLocation *BundleLocation `json:"send_location,omitempty"`
 }
 
 // BundleWebMCPDeclaration is one registerTool call found in a script.
