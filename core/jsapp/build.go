@@ -338,7 +338,7 @@ func (b *jsappBuilder) importsPhase() {
 			}
 			seen[k] = true
 			r := semRelation{export: true, relation: "exports", source: a.nodeID, name: e.Name, kind: e.Kind,
-				specifier: e.Source, offset: e.Offset, value: e.Value}
+				specifier: e.Source, offset: e.Offset, value: e.Value, inClause: e.InClause}
 			r.line, r.col = siteAt(a.sites, e.Offset)
 			b.relation(r)
 		}
@@ -1926,8 +1926,9 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 
 // mapRelations gives each of a's semantic relations with a line the
 // original source position a's map gives for it (the segment at or before
-// it on its line, as a source map consumer reads one; for an export, not
-// the last segment of the line when the export lies past it).
+// it on its line, as a source map consumer reads one; for an export left
+// in an export clause, not the last segment of the line when the export
+// lies past it).
 func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string) {
 	for _, span := range b.assetRelations[a] {
 		for i := span[0]; i < span[1]; i++ {
@@ -1939,13 +1940,16 @@ func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string
 			if !ok || int(seg.src) >= len(srcNodes) || srcNodes[seg.src] == "" || seg.sline < 0 || seg.scol < 0 {
 				continue // no source-module node past jsappMaxSourceModules
 			}
-			if r.export && seg.col != r.col && !sm.segmentAfter(genPos{r.line - 1, r.col}) {
-				// An export past its line's last segment is not mapped: a
-				// minified bundle's closing export{t as Store,r as
-				// formatPrice} follows the last module's code, which the
-				// segment before it maps, not where formatPrice is
-				// defined. Between two segments (exports.f = f, mapped
-				// from its statement's start) it takes the one before.
+			if r.inClause && seg.col != r.col && !sm.segmentAfter(genPos{r.line - 1, r.col}) {
+				// An export left in an export clause (a name the file
+				// does not declare) past its line's last segment is not
+				// mapped: a minified bundle's closing export{t as Store}
+				// follows the last module's code, which the segment
+				// before it maps, not where Store is defined. An export
+				// at its declaration takes the segment before it as any
+				// relation does (a map of line starts maps
+				// function parse(…) at its column 0); so does one
+				// between two segments (exports.f = f).
 				continue
 			}
 			r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol
