@@ -1620,10 +1620,41 @@ func (st *jsappState) mapCost(assetPath, url string) int64 {
 	if strings.HasPrefix(url, "data:") {
 		return int64(len(url))
 	}
-	if f := st.files[path.Join(path.Dir(assetPath), url)]; f != nil {
-		return min(f.size, jsappMaxSourceMapBytes)
+	if mp, _ := st.mapFilePath(assetPath, url); mp != "" {
+		if f := st.files[mp]; f != nil {
+			return min(f.size, jsappMaxSourceMapBytes)
+		}
 	}
 	return 0
+}
+
+// mapFilePath is the path of the source map file that the asset at
+// assetPath names by the relative URL url, resolved against the asset's
+// place in the innermost archive that holds it (an ASAR inside a release
+// ZIP, or the input itself), as for a bare ASAR: a URL that climbs above
+// that archive's root (../x.map from an ASAR's top-level file) names no
+// file of the app, even where the ZIP holds one beside the ASAR. Then mp
+// is "" and outside names what it left: the app, or the archive.
+func (st *jsappState) mapFilePath(assetPath, url string) (mp, outside string) {
+	container := ""
+	for d := path.Dir(assetPath); d != "." && d != "/"; d = path.Dir(d) {
+		if st.files[d] != nil { // a file with entries beneath it: an archive
+			container = d
+			break
+		}
+	}
+	inner := strings.TrimPrefix(assetPath, container+"/")
+	mp = path.Join(path.Dir(inner), url)
+	if mp == ".." || strings.HasPrefix(mp, "../") {
+		if container == "" {
+			return "", "the app"
+		}
+		return "", container
+	}
+	if container != "" {
+		mp = container + "/" + mp
+	}
+	return mp, ""
 }
 
 // take waits for asset i's prepared map (nil when it has none) and frees
@@ -1742,7 +1773,11 @@ func (st *jsappState) prepareMap(ctx context.Context, assetPath string, ref *por
 			p.unknownKind, p.unknownDetail = "external-source-map", "source map "+ref.URL+" is outside the app; not read"
 			return p
 		}
-		mp := path.Join(path.Dir(assetPath), ref.URL)
+		mp, outside := st.mapFilePath(assetPath, ref.URL)
+		if mp == "" {
+			p.unknownKind, p.unknownDetail = "external-source-map", "source map "+ref.URL+" is outside "+outside+"; not read"
+			return p
+		}
 		f := st.files[mp]
 		if f == nil {
 			p.unknownKind, p.unknownDetail = "missing-source-map", "source map "+mp+" is not in the app"

@@ -506,3 +506,33 @@ func (r *appResult) nodeByID(id string) *Node {
 	}
 	return nil
 }
+
+// TestSourceMapURLStaysInItsArchive: a source map URL is resolved against
+// the file's place in the innermost archive that holds it (a file of the
+// app with entries beneath it), as for a bare ASAR, and one that climbs
+// above that archive's root names no file, not one that the release ZIP
+// holds beside the ASAR (before, ../y.map from the ASAR's top.js read
+// App/resources/y.map); one that climbs above the input is outside the
+// app. cmd/rea's TestJSAppZipApplications checks it on a real ZIP.
+func TestSourceMapURLStaysInItsArchive(t *testing.T) {
+	st := &jsappState{files: map[string]*jsFile{}}
+	for _, p := range []string{"App/resources/app.asar", "App/resources/app.asar/top.js", "App/resources/app.asar/dist/main.js",
+		"App/resources/app.asar/x.map", "App/resources/y.map", "App/main.js", "z.map"} {
+		st.files[p] = &jsFile{path: p}
+	}
+	for _, c := range []struct{ asset, url, mp, outside string }{
+		{"App/resources/app.asar/dist/main.js", "../x.map", "App/resources/app.asar/x.map", ""},
+		{"App/resources/app.asar/dist/main.js", "main.js.map", "App/resources/app.asar/dist/main.js.map", ""},
+		{"App/resources/app.asar/top.js", "../y.map", "", "App/resources/app.asar"},
+		{"App/resources/app.asar/dist/main.js", "../../y.map", "", "App/resources/app.asar"},
+		{"App/resources/app.asar/top.js", "../app.asar/x.map", "", "App/resources/app.asar"},
+		{"App/main.js", "../z.map", "z.map", ""},
+		{"App/main.js", "../../z.map", "", "the app"},
+		{"top.js", "../y.map", "", "the app"}, // a bare ASAR's file
+	} {
+		mp, outside := st.mapFilePath(c.asset, c.url)
+		if mp != c.mp || outside != c.outside {
+			t.Errorf("%s names %s: %q outside %q, want %q outside %q", c.asset, c.url, mp, outside, c.mp, c.outside)
+		}
+	}
+}
