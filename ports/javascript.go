@@ -198,6 +198,10 @@ type JSExport struct {
 	// Value is what the source shows of the exported value without running
 	// it; the zero value means nothing was observed (unknown).
 	Value JSValueShape
+	// InClause: Offset is the name in an export clause (export {a as b}),
+	// which a bundle's source map may leave unmapped, because no
+	// declaration or import before it in the file names the binding.
+	InClause bool
 }
 
 // JSValueShape is the statically observed shape of a value: its kind and,

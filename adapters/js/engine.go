@@ -776,11 +776,20 @@ func (w *walker) exportStmt(t *tjs.ExportStmt) {
 			local = a.Binding
 		}
 		var value tjs.INode
+		// Located at the declaration the clause names (a bundle's map
+		// maps it; its closing export clause it does not), else at the
+		// exported name in the clause (an imported binding), which
+		// InClause says.
+		off := w.offsetOf(a.Binding)
 		if v := w.declaredAt(local); v != nil {
 			value = v
 			w.noteWrite(v, 0) // an exported var or let is not followed (consts.go)
+			if d := w.varOffset(v); d >= 0 {
+				off = d
+			}
 		}
-		w.addExport(ports.JSExport{Name: string(a.Binding), Kind: "named", Offset: w.offsetOf(a.Binding), Value: unknownShape()}, value)
+		inClause := off == w.offsetOf(a.Binding) || off == w.offsetOf(local)
+		w.addExport(ports.JSExport{Name: string(a.Binding), Kind: "named", Offset: off, Value: unknownShape(), InClause: inClause}, value)
 	}
 	switch d := t.Decl.(type) {
 	case *tjs.FuncDecl:

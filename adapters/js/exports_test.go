@@ -110,7 +110,7 @@ module.exports.more = 2;
 `
 	f := facts(t, src)
 	is.True(f.Parsed)
-	want := map[string]string{"plain": "plain", "Base": "Base", "one": "one", "two": "two", "destr": "destr", "renamed": "renamed",
+	want := map[string]string{"plain": "plain", "Base": "Base", "one": "one", "two": "two", "destr": "destr", "renamed": "local",
 		"local": "local", "default": "main", "x": "x", "cjs": "cjs", "more": "more"}
 	for _, e := range f.Exports {
 		w, ok := want[e.Name]
@@ -121,6 +121,26 @@ module.exports.more = 2;
 		if e.Offset < 0 || int(e.Offset)+len(w) > len(src) || src[e.Offset:int(e.Offset)+len(w)] != w {
 			t.Errorf("export %s (%s): offset %d does not name %q", e.Name, e.Kind, e.Offset, w)
 		}
+	}
+	// An export clause naming a declaration is located at the declaration
+	// (where a bundle's source map maps it), not in the clause.
+	d := facts(t, "const local = 1;\nfunction f() {}\nexport { local as renamed, f, h, imp };\nfunction h() {}\nimport { imp } from \"m\";\n")
+	want = map[string]string{"renamed": "6", "f": "26", "h": "82", "imp": "66"}
+	for _, e := range d.Exports {
+		// e.Name's declaration; an imported name has none in the file and
+		// stays where the parser first met it (here the clause).
+		is.Equal(fmt.Sprint(e.Offset), want[e.Name])
+		// Only the one left in the clause says so: a bundle's map may
+		// not map the clause.
+		is.Equal(e.InClause, e.Name == "imp")
+	}
+	// An imported name has no declaration even when its import comes
+	// first (esbuild writes an external's re-export as import { join }
+	// ...; export { join }): it stays in the clause.
+	src = "import { join } from \"node:path\";\nexport { join };\n"
+	for _, e := range facts(t, src).Exports {
+		is.Equal(e.Offset, int64(strings.LastIndex(src, "join")))
+		is.True(e.InClause)
 	}
 	g := facts(t, "export default class {}\nmodule.exports = function () {};\n")
 	for _, e := range g.Exports {

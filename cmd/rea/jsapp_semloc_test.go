@@ -160,6 +160,21 @@ func TestJSSemanticsMapsToOriginalSource(t *testing.T) {
 	if wl, _ := lineColumn(string(bundle), *r.Offset); *r.Line != wl {
 		t.Errorf("bundle line %d, want %d", *r.Line, wl)
 	}
+	// The bundle exports formatName in its closing export clause, which
+	// the map does not map: the definition is the declaration, which it
+	// maps to src/util.ts.
+	res = jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
+		"query": map[string]any{"kind": "symbol", "value": "formatName"}})
+	var d semAnswer
+	if err := json.Unmarshal(res.NormalizedResult, &d); err != nil {
+		t.Fatal(err)
+	}
+	dl, dc := lineColumn(src["src/util.ts"], strings.Index(src["src/util.ts"], "formatName"))
+	bl, _ := lineColumn(string(bundle), strings.Index(string(bundle), "function formatName"))
+	if len(d.Definitions) != 1 || d.Definitions[0].OriginalSource == nil || !strings.HasSuffix(*d.Definitions[0].OriginalSource, "src/util.ts") ||
+		deref(d.Definitions[0].OriginalLine) != dl || deref(d.Definitions[0].OriginalColumn) != dc || deref(d.Definitions[0].Line) != bl {
+		t.Errorf("formatName's definition is not bundle.js:%d mapped to src/util.ts:%d:%d: %s", bl, dl, dc, res.NormalizedResult)
+	}
 	// The relation row names the source by its source-module node (a
 	// reference), not by a path repeated in every row.
 	var raw struct {

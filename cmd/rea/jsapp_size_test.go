@@ -68,6 +68,10 @@ func TestJSAppEvidenceNoLargerThanItsJavaScript(t *testing.T) {
 				}
 				if err := json.Unmarshal(sem.NormalizedResult, &q); err != nil || len(q.Definitions) != 1 || q.Definitions[0]["name"] != "Store1234" {
 					t.Errorf("the export Store1234 is not found in the semantic graph: %s", sem.NormalizedResult)
+				} else if q.Definitions[0]["original_source"] != "../src/feature-12/mod-1234.ts" {
+					// Located at its declaration, which the map maps, with
+					// its original cells in the size above.
+					t.Errorf("the export Store1234 has no original position: %s", sem.NormalizedResult)
 				}
 				conciseByDefault(t, s, ev.EvidenceID)
 			}

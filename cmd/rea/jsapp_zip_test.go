@@ -235,3 +235,47 @@ func TestVersionsBareASARAgainstItsReleaseZIP(t *testing.T) {
 		is.Equal(notSame, []string(nil))
 	}
 }
+
+// TestJSAppZipSourceMapStaysInTheASAR: a sourceMappingURL in a file of an
+// ASAR that a release ZIP holds resolves as it does in the bare ASAR,
+// relative to the file's entry in the ASAR: ../y.map from the ASAR's
+// top-level top.js is outside the ASAR (before, it read the map the ZIP
+// holds beside the ASAR, App/resources/y.map), and ../x.map from
+// dist/main.js is the ASAR's x.map in both.
+func TestJSAppZipSourceMapStaysInTheASAR(t *testing.T) {
+	is := is.New(t)
+	files := map[string]string{
+		"package.json": `{"name":"maps","version":"1.0.0","main":"dist/main.js"}`,
+		"dist/main.js": "export function hello(a) { return a; }\n//# sourceMappingURL=../x.map\n",
+		"top.js":       "export function top(a) { return a; }\n//# sourceMappingURL=../y.map\n",
+		"x.map":        `{"version":3,"sources":["in-asar.ts"],"mappings":"AAAA"}`,
+	}
+	tmp := t.TempDir()
+	bare := filepath.Join(tmp, "app.asar")
+	packASAR(t, writeTree(t, files), bare)
+	asarBytes, err := os.ReadFile(bare)
+	is.NoErr(err)
+	release := filepath.Join(tmp, "release.zip")
+	writeAppZip(t, release, "", "", map[string]string{"App/resources/app.asar": string(asarBytes),
+		"App/resources/y.map": `{"version":3,"sources":["beside-asar.ts"],"mappings":"AAAA"}`})
+	s := jaSession(t)
+	for _, c := range []struct{ input, prefix, outside string }{{bare, "", "the app"}, {release, "App/resources/app.asar/", "App/resources/app.asar"}} {
+		r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": c.input}))
+		var sources []string
+		for _, n := range r.Graph.Nodes {
+			if n.Kind == "source-module" {
+				sources = append(sources, n.Identity["original_source"].(string))
+			}
+		}
+		is.Equal(sources, []string{"in-asar.ts"}) // dist/main.js's ../x.map, and not beside-asar.ts
+		found := false
+		for _, u := range r.Unknowns {
+			if u["path"] == c.prefix+"top.js" {
+				found = true
+				is.Equal(u["kind"], "external-source-map")
+				is.Equal(u["detail"], "source map ../y.map is outside "+c.outside+"; not read")
+			}
+		}
+		is.True(found) // top.js's map is named as not read
+	}
+}

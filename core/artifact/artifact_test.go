@@ -688,12 +688,19 @@ func TestJavaScriptBundleOrPlainScript(t *testing.T) {
 		node{path: "src/spaced.js", data: "export function area(width, height) { if (width < 0 || height < 0) { throw new RangeError('negative size'); } return width * height; } // one long line\n"},
 		node{path: "src/table.js", data: "export const table = [" + strings.Repeat("1,22,333,4444,", 20) + "0];\n"},
 		node{path: "src/blob.js", data: "export const blob = \"" + strings.Repeat("QUJDREVGR0g=", 20) + "\";\n"},
+		// Under 128 bytes: esbuild --minify of a one-line module (every
+		// place a hand puts a blank has none); a hand-written one; and a
+		// minified line too short to tell from a terse hand.
+		node{path: "dist/tiny.min.js", data: "const t=(d,o)=>d+o;export{t as add};\n"},
+		node{path: "src/tiny.js", data: "export const add = (a, b) => a + b;\n"},
+		node{path: "lib/stub.js", data: "module.exports=require(\"./lib/index.js\");"},
 	)
 	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir})
 	_, occ, nodes := decodeGraph(t, ev)
 	for p, want := range map[string]string{
 		"main.js": "file", "lib/esm.mjs": "file", "src/long.js": "file", "dist/small.min.js": "javascript-bundle",
 		"src/spaced.js": "file", "src/table.js": "file", "src/blob.js": "file",
+		"dist/tiny.min.js": "javascript-bundle", "src/tiny.js": "file", "lib/stub.js": "file",
 		"dist/webpack.js": "javascript-bundle", "dist/esbuild.js": "javascript-bundle", "dist/min.js": "javascript-bundle",
 		"dist/mapped.js": "javascript-bundle", "dist/long.js": "javascript-bundle", "dist/beside.js": "javascript-bundle",
 	} {

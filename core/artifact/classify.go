@@ -286,15 +286,17 @@ var bundleMarks = [][]byte{
 // jsFormat tells a JavaScript file a build produced from one written by
 // hand: javascript-bundle when its first 4 KiB hold a bundler's runtime or
 // a minifier's line (4 KiB without a line break, or a shorter line that
-// reads as minified: minifiedLine), or its end names a source map; else file (a plain module or script). A file whose source
-// map sits beside it (x.js.map) is made a bundle when the graph is sealed.
+// reads as minified: minifiedLine; in a file under minLineBytes,
+// shortMinified), or its end names a source map; else file (a plain
+// module or script). A file whose source map sits beside it (x.js.map) is
+// made a bundle when the graph is sealed.
 func jsFormat(head, tail []byte) string {
 	for _, m := range bundleMarks {
 		if bytes.Contains(head, m) {
 			return "javascript-bundle"
 		}
 	}
-	if len(head) >= 4096 && bytes.IndexByte(head, '\n') < 0 || minifiedLine(head) {
+	if len(head) >= 4096 && bytes.IndexByte(head, '\n') < 0 || minifiedLine(head) || shortMinified(head) {
 		return "javascript-bundle"
 	}
 	if bytes.Contains(tail, []byte("sourceMappingURL=")) {
@@ -302,6 +304,11 @@ func jsFormat(head, tail []byte) string {
 	}
 	return "file"
 }
+
+// minLineBytes is the shortest line whose share of blanks and punctuation
+// minifiedLine weighs: a shorter one holds too few characters for a ratio
+// to tell a minifier's line from a compact hand-written one.
+const minLineBytes = 128
 
 // minifiedLine reports a line in head that reads as a minifier's output,
 // so a minified file under 4 KiB is told apart: at least 128 bytes, under
@@ -317,7 +324,7 @@ func minifiedLine(head []byte) bool {
 		} else {
 			head = nil
 		}
-		if len(line) < 128 {
+		if len(line) < minLineBytes {
 			continue
 		}
 		blanks := bytes.Count(line, []byte{' '}) + bytes.Count(line, []byte{'\t'})
@@ -330,3 +337,183 @@ func minifiedLine(head []byte) bool {
 	}
 	return false
 }
+
+// shortMinified reports a whole file under minLineBytes (head is all of
+// it) that reads as a minifier's output. Ratios mean little at that size;
+// what can be told is whether the places where hand-written code (and
+// every formatter) puts a blank have none: after a ';' that more code
+// follows, on either side of an operator (=, ==, =>, +, *, <, &&, ?, ...),
+// between ')' and '{', between a keyword and a following string, brace or
+// operator (return"x", export{, else{) and between '}' and a following
+// name (}export), after ',' in a call's arguments or a sequence; after
+// ',' in a [ ] or { } list and after ':' too, but as minifiedLine asks for
+// code rather than data, those count only when they have their blank (a
+// generated table, module.exports={A:"..",B:1}, is not minified code). A
+// file is minified when at least minifiedPlaces places of code have no
+// blank and no place has one, outside strings and comments: esbuild's
+// const t=(d,o)=>d+o;export{t as add}; and terser's export function
+// greet(e){return"Hello, "+e} are, while console.log(1); or
+// module.exports=require("./x"); show too few places to tell a minifier
+// from a terse hand (file), and a hand-written one-liner spaces at least
+// one of them.
+func shortMinified(head []byte) bool {
+	if len(head) >= minLineBytes {
+		return false
+	}
+	declined, taken := 0, 0
+	var open []byte // the brackets open at i
+	// place counts a place with or without its blank; one that is not
+	// code (in a literal's list) counts only with it.
+	place := func(blank, code bool) {
+		switch {
+		case blank:
+			taken++
+		case code:
+			declined++
+		}
+	}
+	isBlank := func(c byte) bool { return c == ' ' || c == '\t' }
+	isWord := func(c byte) bool {
+		return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	}
+	isOp := func(c byte) bool { return strings.IndexByte("=+*%<>&|^?:!", c) >= 0 }
+	// prev and next are the neighbours of head[i:j] on its line: 0 at a
+	// line's end (no place there), ' ' for any blanks.
+	prev := func(i int) byte {
+		if i == 0 || head[i-1] == '\n' || head[i-1] == '\r' {
+			return 0
+		}
+		if isBlank(head[i-1]) {
+			return ' '
+		}
+		return head[i-1]
+	}
+	next := func(j int) byte {
+		if j >= len(head) || head[j] == '\n' || head[j] == '\r' {
+			return 0
+		}
+		if isBlank(head[j]) {
+			return ' '
+		}
+		return head[j]
+	}
+	for i := 0; i < len(head); {
+		c := head[i]
+		switch {
+		case c == '"' || c == '\'' || c == '`':
+			j := i + 1
+			for j < len(head) && head[j] != c && (c == '`' || head[j] != '\n') {
+				if head[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			i = j + 1
+			continue
+		case c == '/' && i+1 < len(head) && head[i+1] == '/':
+			for i < len(head) && head[i] != '\n' {
+				i++
+			}
+			continue
+		case c == '/' && i+1 < len(head) && head[i+1] == '*':
+			end := bytes.Index(head[i+2:], []byte("*/"))
+			if end < 0 {
+				return false
+			}
+			i += end + 4
+			continue
+		case c == ',' || c == ';':
+			// Not before a closing bracket (a trailing comma) or another
+			// ';' (for (;;)), nor before the line's end or a comment. A
+			// ',' in a call's arguments or a sequence is code; in a
+			// literal's list ([ or {) it may be data.
+			k := i + 1
+			for k < len(head) && isBlank(head[k]) {
+				k++
+			}
+			if n := next(k); n != 0 && n != '/' && strings.IndexByte(")]};", n) < 0 && (c == ',' || n != '}') {
+				list := len(open) > 0 && open[len(open)-1] != '('
+				place(k > i+1, c == ';' || !list)
+			}
+		case c == '(' || c == '[' || c == '{':
+			open = append(open, c)
+		case c == ']':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		case c == ')':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+			j := i + 1
+			for j < len(head) && isBlank(head[j]) {
+				j++
+			}
+			if j < len(head) && head[j] == '{' {
+				place(j > i+1, true)
+			}
+		case c == '}':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+			if n := next(i + 1); n == ' ' || isWord(n) {
+				j := i + 1
+				for j < len(head) && isBlank(head[j]) {
+					j++
+				}
+				if j < len(head) && isWord(head[j]) {
+					place(n == ' ', true)
+				}
+			}
+		case isOp(c):
+			j := i
+			for j < len(head) && isOp(head[j]) {
+				j++
+			}
+			run := string(head[i:j])
+			// Not unary (!x), increments, optional chaining (?.), a
+			// colon (after it alone: {a: 1}) nor a line's edge.
+			p, n := prev(i), next(j)
+			switch {
+			case run == "!" || run == "++" || run == "?" && n == '.':
+			case run[0] == ':': // {a:!0} too
+				if n != 0 && p != 0 {
+					place(n == ' ', false)
+				}
+			case p != 0 && n != 0:
+				place(p == ' ' || n == ' ', true)
+			}
+			i = j
+			continue
+		case isWord(c):
+			j := i
+			for j < len(head) && isWord(head[j]) {
+				j++
+			}
+			if i > 0 && isWord(head[i-1]) {
+				i = j
+				continue
+			}
+			switch string(head[i:j]) {
+			case "return", "typeof", "else", "default", "export", "import", "from", "void", "throw", "case", "try", "finally", "do":
+				k := j
+				for k < len(head) && isBlank(head[k]) {
+					k++
+				}
+				// A name, a call, a member or the statement's end after
+				// it says nothing (return x, from(...), return;).
+				if k < len(head) && !isWord(head[k]) && strings.IndexByte("(.;)\n\r,", head[k]) < 0 {
+					place(k > j, true)
+				}
+			}
+			i = j
+			continue
+		}
+		i++
+	}
+	return taken == 0 && declined >= minifiedPlaces
+}
+
+// minifiedPlaces is how many places without the blank hand-written code
+// puts there make a short file minified (shortMinified).
+const minifiedPlaces = 3

@@ -338,7 +338,7 @@ func (b *jsappBuilder) importsPhase() {
 			}
 			seen[k] = true
 			r := semRelation{export: true, relation: "exports", source: a.nodeID, name: e.Name, kind: e.Kind,
-				specifier: e.Source, offset: e.Offset, value: e.Value}
+				specifier: e.Source, offset: e.Offset, value: e.Value, inClause: e.InClause}
 			r.line, r.col = siteAt(a.sites, e.Offset)
 			b.relation(r)
 		}
@@ -1620,10 +1620,41 @@ func (st *jsappState) mapCost(assetPath, url string) int64 {
 	if strings.HasPrefix(url, "data:") {
 		return int64(len(url))
 	}
-	if f := st.files[path.Join(path.Dir(assetPath), url)]; f != nil {
-		return min(f.size, jsappMaxSourceMapBytes)
+	if mp, _ := st.mapFilePath(assetPath, url); mp != "" {
+		if f := st.files[mp]; f != nil {
+			return min(f.size, jsappMaxSourceMapBytes)
+		}
 	}
 	return 0
+}
+
+// mapFilePath is the path of the source map file that the asset at
+// assetPath names by the relative URL url, resolved against the asset's
+// place in the innermost archive that holds it (an ASAR inside a release
+// ZIP, or the input itself), as for a bare ASAR: a URL that climbs above
+// that archive's root (../x.map from an ASAR's top-level file) names no
+// file of the app, even where the ZIP holds one beside the ASAR. Then mp
+// is "" and outside names what it left: the app, or the archive.
+func (st *jsappState) mapFilePath(assetPath, url string) (mp, outside string) {
+	container := ""
+	for d := path.Dir(assetPath); d != "." && d != "/"; d = path.Dir(d) {
+		if st.files[d] != nil { // a file with entries beneath it: an archive
+			container = d
+			break
+		}
+	}
+	inner := strings.TrimPrefix(assetPath, container+"/")
+	mp = path.Join(path.Dir(inner), url)
+	if mp == ".." || strings.HasPrefix(mp, "../") {
+		if container == "" {
+			return "", "the app"
+		}
+		return "", container
+	}
+	if container != "" {
+		mp = container + "/" + mp
+	}
+	return mp, ""
 }
 
 // take waits for asset i's prepared map (nil when it has none) and frees
@@ -1742,7 +1773,11 @@ func (st *jsappState) prepareMap(ctx context.Context, assetPath string, ref *por
 			p.unknownKind, p.unknownDetail = "external-source-map", "source map "+ref.URL+" is outside the app; not read"
 			return p
 		}
-		mp := path.Join(path.Dir(assetPath), ref.URL)
+		mp, outside := st.mapFilePath(assetPath, ref.URL)
+		if mp == "" {
+			p.unknownKind, p.unknownDetail = "external-source-map", "source map "+ref.URL+" is outside "+outside+"; not read"
+			return p
+		}
 		f := st.files[mp]
 		if f == nil {
 			p.unknownKind, p.unknownDetail = "missing-source-map", "source map "+mp+" is not in the app"
@@ -1926,8 +1961,9 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 
 // mapRelations gives each of a's semantic relations with a line the
 // original source position a's map gives for it (the segment at or before
-// it on its line, as a source map consumer reads one; for an export, not
-// the last segment of the line when the export lies past it).
+// it on its line, as a source map consumer reads one; for an export left
+// in an export clause, not the last segment of the line when the export
+// lies past it).
 func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string) {
 	for _, span := range b.assetRelations[a] {
 		for i := span[0]; i < span[1]; i++ {
@@ -1939,13 +1975,16 @@ func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string
 			if !ok || int(seg.src) >= len(srcNodes) || srcNodes[seg.src] == "" || seg.sline < 0 || seg.scol < 0 {
 				continue // no source-module node past jsappMaxSourceModules
 			}
-			if r.export && seg.col != r.col && !sm.segmentAfter(genPos{r.line - 1, r.col}) {
-				// An export past its line's last segment is not mapped: a
-				// minified bundle's closing export{t as Store,r as
-				// formatPrice} follows the last module's code, which the
-				// segment before it maps, not where formatPrice is
-				// defined. Between two segments (exports.f = f, mapped
-				// from its statement's start) it takes the one before.
+			if r.inClause && seg.col != r.col && !sm.segmentAfter(genPos{r.line - 1, r.col}) {
+				// An export left in an export clause (a name the file
+				// does not declare) past its line's last segment is not
+				// mapped: a minified bundle's closing export{t as Store}
+				// follows the last module's code, which the segment
+				// before it maps, not where Store is defined. An export
+				// at its declaration takes the segment before it as any
+				// relation does (a map of line starts maps
+				// function parse(…) at its column 0); so does one
+				// between two segments (exports.f = f).
 				continue
 			}
 			r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol

@@ -515,25 +515,31 @@ func (e *leanEncoder) stringIndex(in []indexedString) core.Canonical {
 }
 
 // Semantic relation rows. An exports relation is
-// [source, "exports", name, value_kind, params, rest, kind, specifier, offset,
-// line, column, original, original_line, original_column]
-// (defaults: params null, rest false, kind "named", specifier "", the rest
-// null); any other relation is
-// [source, relation, specifier, target, offset, names, external, line, column,
-// original, original_line, original_column]
-// (defaults: target null, offset null, names [], external left out, the
-// rest null). original is the source-module node (a reference) of the
-// original_node_id member; when null the original_* members are left out
-// of the relation. Trailing defaults are left out. A record of another shape
-// is written as an object, source and target as node references.
+// [source, "exports", name, value_kind, params, kind, offset, line, column,
+// original, original_line, original_column, rest, specifier]
+// (defaults: params null, kind "named", original_column 0, rest false,
+// specifier "", the rest null); any other relation is
+// [source, relation, specifier, target, offset, line, column, names,
+// external, original, original_line, original_column]
+// (defaults: specifier "", names [], external left out (it is true when
+// present), original_column 0, the rest null). The position cells come
+// before the ones that seldom leave their defaults (an export's rest and
+// re-export specifier; an import's names and external), so a mapped
+// relation does not write those to reach its original cells. original is
+// the source-module node (a reference) of the original_node_id member;
+// when null the original_* members are left out of the relation.
+// Trailing defaults are left out. A record of another shape is written
+// as an object, source and target as node references.
 var (
-	exportCells = []any{nil, nil, nil, nil, nil, false, "named", "", nil, nil, nil, nil, nil, nil}
-	otherCells  = []any{nil, nil, "", nil, nil, []any{}, nil, nil, nil, nil, nil, nil}
+	exportCells = []any{nil, nil, nil, nil, nil, "named", nil, nil, nil, nil, nil, int64(0), false, ""}
+	otherCells  = []any{nil, nil, "", nil, nil, nil, nil, []any{}, nil, nil, nil, int64(0)}
 )
 
-// originalCells is a relation's original_* members as cells, and how many
+// originalCells is a relation's original_* members as cells (original,
+// original_line, original_column; nil, nil, 0 without them), and how many
 // members they are (0 or 3); ok is false for members of another shape.
 func (e *leanEncoder) originalCells(r map[string]any) (cells [3]any, members int, ok bool) {
+	cells[2] = int64(0)
 	src, has := r["original_node_id"]
 	if !has {
 		return cells, 0, true
@@ -543,6 +549,9 @@ func (e *leanEncoder) originalCells(r map[string]any) (cells [3]any, members int
 	c, ok3 := intCell(r["original_column"])
 	if !ok1 || !ok2 || !ok3 || l == nil || c == nil {
 		return cells, 0, false
+	}
+	if n, ok := c.(int); ok {
+		c = int64(n) // the default's type, for trimRow
 	}
 	return [3]any{e.ref(s), l, c}, 3, true
 }
@@ -587,7 +596,7 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 		if !ok4 || !ok5 || !ok6 {
 			return nil
 		}
-		row = []any{e.ref(src), rel, name, vk, params, rest, kind, spec, off, line, col, orig[0], orig[1], orig[2]}
+		row = []any{e.ref(src), rel, name, vk, params, kind, off, line, col, orig[0], orig[1], orig[2], rest, spec}
 		return trimRow(row, exportCells)
 	}
 	names, ok1 := r["names"].([]any)
@@ -614,7 +623,7 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 	if !ok1 || !hasTarget || len(r) != want {
 		return nil
 	}
-	row = []any{e.ref(src), rel, spec, target, off, names, external, line, col, orig[0], orig[1], orig[2]}
+	row = []any{e.ref(src), rel, spec, target, off, line, col, names, external, orig[0], orig[1], orig[2]}
 	return trimRow(row, otherCells)
 }
 
@@ -1046,8 +1055,11 @@ func (d *graphDecoder) expandRelation(raw json.RawMessage) (map[string]any, erro
 	}
 	for len(row) < len(defaults) {
 		c := defaults[len(row)]
-		if _, ok := c.([]any); ok {
+		switch x := c.(type) {
+		case []any:
 			c = []any{}
+		case int64:
+			c = float64(x) // as the row's own numbers decode
 		}
 		row = append(row, c)
 	}
@@ -1057,19 +1069,19 @@ func (d *graphDecoder) expandRelation(raw json.RawMessage) (map[string]any, erro
 	}
 	r := map[string]any{"source_node_id": src, "relation": rel}
 	if rel == "exports" {
-		r["name"], r["value"] = row[2], map[string]any{"kind": row[3], "params": row[4], "rest": row[5]}
-		r["kind"], r["specifier"], r["offset"], r["target_node_id"] = row[6], row[7], row[8], nil
-		r["line"], r["column"] = row[9], row[10]
-		if row[11] != nil {
-			if r["original_node_id"], err = d.anyRef(row[11]); err != nil {
+		r["name"], r["value"] = row[2], map[string]any{"kind": row[3], "params": row[4], "rest": row[12]}
+		r["kind"], r["specifier"], r["offset"], r["target_node_id"] = row[5], row[13], row[6], nil
+		r["line"], r["column"] = row[7], row[8]
+		if row[9] != nil {
+			if r["original_node_id"], err = d.anyRef(row[9]); err != nil {
 				return nil, err
 			}
-			r["original_line"], r["original_column"] = row[12], row[13]
+			r["original_line"], r["original_column"] = row[10], row[11]
 		}
 		return r, nil
 	}
-	r["specifier"], r["offset"], r["names"] = row[2], row[4], row[5]
-	r["line"], r["column"] = row[7], row[8]
+	r["specifier"], r["offset"], r["names"] = row[2], row[4], row[7]
+	r["line"], r["column"] = row[5], row[6]
 	if row[9] != nil {
 		if r["original_node_id"], err = d.anyRef(row[9]); err != nil {
 			return nil, err
@@ -1082,8 +1094,8 @@ func (d *graphDecoder) expandRelation(raw json.RawMessage) (map[string]any, erro
 			return nil, err
 		}
 	}
-	if row[6] != nil {
-		r["external"] = row[6]
+	if row[8] != nil {
+		r["external"] = row[8]
 	}
 	return r, nil
 }

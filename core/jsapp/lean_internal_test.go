@@ -86,6 +86,15 @@ func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
 		{relation: "import", source: a, specifier: "fs", offset: -1, names: []string{"x"}, external: true},
 		{export: true, relation: "exports", source: a, name: "f", kind: "commonjs", offset: -1, value: ports.JSValueShape{Kind: "function", Params: -1}},
 		{relation: "", source: a, specifier: "./c", offset: 5}, // no row shape: the object form
+		// Positions: an original column of 0 is the default, and cells
+		// past the originals (rest, a re-export's specifier, names,
+		// external) keep theirs.
+		{export: true, relation: "exports", source: a, name: "g", kind: "named", offset: 9, line: 2, col: 4, origNode: b, origLine: 7, value: ports.JSValueShape{Kind: "function", Params: 1}},
+		{export: true, relation: "exports", source: a, name: "h", kind: "named", offset: 9, line: 2, col: 4, origNode: b, origLine: 7, origCol: 3, value: ports.JSValueShape{Kind: "function", Params: 1, Rest: true}},
+		{export: true, relation: "exports", source: a, name: "i", kind: "re-export", specifier: "./i", offset: 9, line: 2, col: 4, value: ports.JSValueShape{Params: -1}},
+		{relation: "import", source: a, specifier: "./b", offset: 3, line: 1, col: 3, target: b, hasTarget: true, origNode: missing, origLine: 1},
+		{relation: "import", source: a, specifier: "fs", offset: 3, line: 1, col: 3, names: []string{"x"}, external: true, origNode: b, origLine: 1, origCol: 2},
+		{relation: "require", source: a, specifier: "fs", offset: 3, line: 1, col: 3, external: true},
 	}
 	_, d, err := decodeGraph(sealed)
 	if err != nil {
@@ -107,8 +116,15 @@ func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
 			t.Errorf("relation %s came back as %s (lean %s)", w, h, raw)
 		}
 	}
-	if row, ok := enc.relationOf(&rels[2]).([]any); !ok || len(row) != 7 {
+	if row, ok := enc.relationOf(&rels[2]).([]any); !ok || len(row) != 6 {
 		t.Errorf("an export is not a row: %v", enc.relationOf(&rels[2]))
+	}
+	// A named export at its declaration, mapped to column 0 of its
+	// original line, writes no default: not rest, kind's neighbours or the
+	// specifier, nor the original column.
+	lean := fmt.Sprintf(`[%d,"exports","g","function",1,"named",9,2,4,%d,7]`, enc.index[a], enc.index[b])
+	if raw, _ := core.CanonicalJSON(enc.relationOf(&rels[4])); string(raw) != lean {
+		t.Errorf("a mapped export is written %s, want %s", raw, lean)
 	}
 	for i, e := range []indexedString{{"abc", a, 4}, {"xyz", missing, -1}} {
 		rows, _ := core.CanonicalJSON(enc.stringIndex([]indexedString{e}))
@@ -267,7 +283,11 @@ func TestAppendRelationMatchesRelationOf(t *testing.T) {
 	const root = "1111111111111111111111111111111111111111111111111111111111111111"
 	g := newGraphBuild()
 	a := g.node("javascript-asset", identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": root, "path": "a.js"}), "a.js", nil, at("a.js", -1))
-	_, enc := g.seal(nil, nil, root)
+	built, enc := g.seal(nil, nil, root)
+	_, d, err := decodeGraph(built.sealed.AppendTo(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
 	pick := func(l ...string) string { return l[rng.IntN(len(l))] }
 	for range 5000 {
 		r := semRelation{relation: pick("require", "import", "", "exports", "worker"), source: pick(a, "jag_node_x", ""), specifier: pick("", "./b", "é\"\u2028"),
@@ -279,6 +299,12 @@ func TestAppendRelationMatchesRelationOf(t *testing.T) {
 			r = semRelation{export: true, relation: "exports", source: r.source, specifier: r.specifier, offset: r.offset, name: pick("default", "f", ""),
 				kind: pick("named", "commonjs", ""), value: ports.JSValueShape{Kind: pick("", "function", "class"), Params: rng.IntN(4) - 1, Rest: rng.IntN(2) == 0}}
 		}
+		if rng.IntN(2) == 0 {
+			r.line, r.col = int32(1+rng.IntN(3)), int32(rng.IntN(3))
+			if rng.IntN(2) == 0 {
+				r.origNode, r.origLine, r.origCol = pick(a, "jag_node_z"), int32(1+rng.IntN(3)), int32(rng.IntN(2))
+			}
+		}
 		want, err := core.CanonicalJSON(enc.relationOf(&r))
 		if err != nil {
 			t.Fatal(err)
@@ -286,6 +312,15 @@ func TestAppendRelationMatchesRelationOf(t *testing.T) {
 		got, err := enc.appendRelation(nil, &r)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("relation %+v written\n%s\nwant\n%s (%v)", r, got, want, err)
+		}
+		// And it reads back as the relation written.
+		back, err := d.expandRelation(got)
+		if err != nil {
+			t.Fatalf("relation %s: %v", got, err)
+		}
+		w, _ := core.CanonicalJSON(r.asMap())
+		if h, _ := core.CanonicalJSON(back); !bytes.Equal(w, h) {
+			t.Fatalf("relation %s came back as %s (lean %s)", w, h, got)
 		}
 	}
 }

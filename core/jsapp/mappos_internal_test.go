@@ -376,7 +376,9 @@ func (e multiEngine) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSF
 // export has its bundle position and no original one (before, formatPrice
 // was "defined" at the fetch call before the clause). An export whose name
 // the map maps (esbuild's transform of a module) keeps its original, and
-// so does one between two segments of its line (a compiled exports.f = f).
+// so does one between two segments of its line (a compiled exports.f = f)
+// or one at its declaration past its line's last segment (a map of line
+// starts).
 func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
 	bin := esbuildBin(t)
 	dir := t.TempDir()
@@ -420,6 +422,16 @@ func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A bundle whose map maps line starts only (webpack's cheap maps): an
+	// export placed at its declaration, past its line's one segment,
+	// takes that segment, the declaration's statement.
+	lines := "function parse1(a) {\n  return a;\n}\nexport { parse1 };\n//# sourceMappingURL=lines.js.map\n"
+	for name, text := range map[string]string{"lines.js": lines,
+		"lines.js.map": `{"version":3,"sources":["../src/lines.ts"],"mappings":"AAEA;AACA;AACA"}`} {
+		if err := os.WriteFile(filepath.Join(app, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	bundle, mod := read("bundle.js"), read("mod.js")
 	clause := strings.LastIndex(bundle, "export{")
 	price := clause + strings.Index(bundle[clause:], "formatPrice")
@@ -432,7 +444,9 @@ func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
 	}
 	engine := multiEngine{facts: map[string]ports.JSFacts{
 		"bundle.js": {Parsed: true, ModuleType: "esm", Bundler: "esbuild", SourceMap: ref("bundle.js", bundle),
-			Exports: []ports.JSExport{{Name: "formatPrice", Kind: "named", Offset: int64(price), Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 1}}}},
+			Exports: []ports.JSExport{{Name: "formatPrice", Kind: "named", Offset: int64(price), Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 1}, InClause: true}}},
+		"lines.js": {Parsed: true, ModuleType: "esm", SourceMap: ref("lines.js", lines),
+			Exports: []ports.JSExport{{Name: "parse1", Kind: "named", Offset: int64(strings.Index(lines, "parse1")), Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 1}}}},
 		"cjs.js": {Parsed: true, ModuleType: "commonjs", SourceMap: ref("cjs.js", cjs),
 			Exports: []ports.JSExport{{Name: "formatName", Kind: "commonjs", Offset: int64(strings.Index(cjs, "formatName"))}}},
 		"mod.js": {Parsed: true, ModuleType: "esm", SourceMap: ref("mod.js", mod),
@@ -459,6 +473,11 @@ func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
 			if pos := conventionPos(bundle, price); num(r["line"]) != int64(pos.line+1) || num(r["column"]) != int64(pos.col) || r["original_line"] != nil {
 				t.Errorf("formatPrice: %v; want the bundle's %d:%d and no original", r, pos.line+1, pos.col)
 			}
+		case "parse1":
+			seen["parse1"] = true
+			if num(r["line"]) != 1 || num(r["column"]) != 9 || num(r["original_line"]) != 3 || num(r["original_column"]) != 0 {
+				t.Errorf("parse1: %v; want 1:9 in lines.js, the original 3:0", r)
+			}
 		case "formatName":
 			if r["kind"] == "commonjs" {
 				seen["cjs"] = true
@@ -474,7 +493,7 @@ func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
 			}
 		}
 	}
-	if !seen["formatPrice"] || !seen["formatName"] || !seen["cjs"] {
+	if !seen["formatPrice"] || !seen["formatName"] || !seen["cjs"] || !seen["parse1"] {
 		t.Fatalf("relations %v", res.Semantic.Relations)
 	}
 }
@@ -486,4 +505,34 @@ func (r *appResult) nodeByID(id string) *Node {
 		}
 	}
 	return nil
+}
+
+// TestSourceMapURLStaysInItsArchive: a source map URL is resolved against
+// the file's place in the innermost archive that holds it (a file of the
+// app with entries beneath it), as for a bare ASAR, and one that climbs
+// above that archive's root names no file, not one that the release ZIP
+// holds beside the ASAR (before, ../y.map from the ASAR's top.js read
+// App/resources/y.map); one that climbs above the input is outside the
+// app. cmd/rea's TestJSAppZipApplications checks it on a real ZIP.
+func TestSourceMapURLStaysInItsArchive(t *testing.T) {
+	st := &jsappState{files: map[string]*jsFile{}}
+	for _, p := range []string{"App/resources/app.asar", "App/resources/app.asar/top.js", "App/resources/app.asar/dist/main.js",
+		"App/resources/app.asar/x.map", "App/resources/y.map", "App/main.js", "z.map"} {
+		st.files[p] = &jsFile{path: p}
+	}
+	for _, c := range []struct{ asset, url, mp, outside string }{
+		{"App/resources/app.asar/dist/main.js", "../x.map", "App/resources/app.asar/x.map", ""},
+		{"App/resources/app.asar/dist/main.js", "main.js.map", "App/resources/app.asar/dist/main.js.map", ""},
+		{"App/resources/app.asar/top.js", "../y.map", "", "App/resources/app.asar"},
+		{"App/resources/app.asar/dist/main.js", "../../y.map", "", "App/resources/app.asar"},
+		{"App/resources/app.asar/top.js", "../app.asar/x.map", "", "App/resources/app.asar"},
+		{"App/main.js", "../z.map", "z.map", ""},
+		{"App/main.js", "../../z.map", "", "the app"},
+		{"top.js", "../y.map", "", "the app"}, // a bare ASAR's file
+	} {
+		mp, outside := st.mapFilePath(c.asset, c.url)
+		if mp != c.mp || outside != c.outside {
+			t.Errorf("%s names %s: %q outside %q, want %q outside %q", c.asset, c.url, mp, outside, c.mp, c.outside)
+		}
+	}
 }

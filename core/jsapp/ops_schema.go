@@ -55,7 +55,7 @@ func jsappResultSchema() json.RawMessage {
    "semantic_graph":{"type":"object","required":["graph_id","nodes","relations","fingerprints","unknown_frontiers","coverage","query_tool"],
     "properties":{"graph_id":{"type":"string","pattern":"^jsrg_[0-9a-f]{64}$"},"query_tool":{"const":"trace_javascript_semantics"},
      "nodes":{"type":"array","items":{"$ref":"#/$defs/jag_ref"}},
-     "relations":{"type":"array","description":"Rows: [source, \"exports\", name, value_kind, params, rest, kind, specifier, offset, line, column, original, original_line, original_column] or [source, relation, specifier, target, offset, names, external, line, column, original_*], trailing defaults left out; source and target are node references.",
+     "relations":{"type":"array","description":"Rows: [source, \"exports\", name, value_kind, params, kind, offset, line, column, original, original_line, original_column, rest, specifier] or [source, relation, specifier, target, offset, line, column, names, external, original_*], trailing defaults left out; source and target are node references.",
       "items":{"anyOf":[{"type":"array","minItems":2,"maxItems":14},{"type":"object","required":["relation","source"]}]}},
      "fingerprints":{"type":"array","items":{"type":"object","required":["node"],"properties":{"node":{"$ref":"#/$defs/jag_ref"}}}},
      "unknown_frontiers":{"type":"array","items":{"type":"object","required":["node"],"properties":{"node":{"$ref":"#/$defs/jag_ref"}}}}}},

@@ -137,7 +137,7 @@ func (e *leanEncoder) relationOf(r *semRelation) any {
 		}
 		line, col := lineCellsOf(r)
 		os, ol, oc := e.originalCellsOf(r)
-		return trimRow([]any{e.ref(r.source), "exports", r.name, kind, params, r.value.Rest, r.kind, r.specifier, offsetCellOf(r.offset), line, col, os, ol, oc}, exportCells)
+		return trimRow([]any{e.ref(r.source), "exports", r.name, kind, params, r.kind, offsetCellOf(r.offset), line, col, os, ol, oc, r.value.Rest, r.specifier}, exportCells)
 	}
 	if r.relation == "" || r.relation == "exports" {
 		return e.relation(r.asMap()) // no row shape: the object form
@@ -151,14 +151,14 @@ func (e *leanEncoder) relationOf(r *semRelation) any {
 	}
 	line, col := lineCellsOf(r)
 	os, ol, oc := e.originalCellsOf(r)
-	return trimRow([]any{e.ref(r.source), r.relation, r.specifier, target, offsetCellOf(r.offset), strSlice(r.names), external, line, col, os, ol, oc}, otherCells)
+	return trimRow([]any{e.ref(r.source), r.relation, r.specifier, target, offsetCellOf(r.offset), line, col, strSlice(r.names), external, os, ol, oc}, otherCells)
 }
 
 // originalCellsOf is a relation's original (a reference), original_line
-// and original_column cells.
+// and original_column cells (nil, nil, 0 without them).
 func (e *leanEncoder) originalCellsOf(r *semRelation) (any, any, any) {
 	if r.origLine <= 0 {
-		return nil, nil, nil
+		return nil, nil, int64(0)
 	}
 	return e.ref(r.origNode), int64(r.origLine), int64(r.origCol)
 }

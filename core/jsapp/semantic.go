@@ -36,8 +36,9 @@ type semRelation struct {
 	kind  string
 	value ports.JSValueShape
 	// hasTarget, export and external (the specifier is a built-in or a
-	// bare package the app does not hold)
-	hasTarget, export, external bool
+	// bare package the app does not hold); inClause: an export located in
+	// an export clause (ports.JSExport.InClause)
+	hasTarget, export, external, inClause bool
 }
 
 // asMap is the relation as the builder used to record it.
@@ -68,11 +69,23 @@ func (r *semRelation) asMap() map[string]any {
 	return m
 }
 
-// appendOriginal appends the original_node_id (a reference),
-// original_line and original_column cells.
-func (e *leanEncoder) appendOriginal(dst []byte, r *semRelation) []byte {
-	dst = append(e.appendRef(dst, r.origNode), ',')
-	return appendInt(append(appendInt(dst, int64(r.origLine)), ','), int64(r.origCol))
+// appendOriginal appends the original_node_id (a reference) and
+// original_line cells (null, null without them), and the original_column
+// cell when withColumn.
+func (e *leanEncoder) appendOriginal(dst []byte, r *semRelation, withColumn bool) []byte {
+	if r.origLine <= 0 {
+		dst = append(dst, "null,null"...)
+	} else {
+		dst = appendInt(append(e.appendRef(dst, r.origNode), ','), int64(r.origLine))
+	}
+	if withColumn {
+		col := int64(0)
+		if r.origLine > 0 {
+			col = int64(r.origCol)
+		}
+		dst = appendInt(append(dst, ','), col)
+	}
+	return dst
 }
 
 // appendLineColumn appends the line and column cells (null, null when the
@@ -82,6 +95,27 @@ func appendLineColumn(dst []byte, r *semRelation) []byte {
 		return append(dst, "null,null"...)
 	}
 	return appendInt(append(appendInt(dst, int64(r.line)), ','), int64(r.col))
+}
+
+// appendOffset appends the offset cell.
+func appendOffset(dst []byte, off int64) []byte {
+	if off >= 0 {
+		return appendInt(dst, off)
+	}
+	return append(dst, "null"...)
+}
+
+// lastOriginalCell is the index of the last original cell a relation
+// whose original cell is at index first writes, or -1: original_column
+// is left out when it is 0.
+func lastOriginalCell(r *semRelation, first int) int {
+	switch {
+	case r.origLine <= 0:
+		return -1
+	case r.origCol != 0:
+		return first + 2
+	}
+	return first + 1
 }
 
 // appendRelation appends the canonical form of relationOf(r) (the
@@ -94,21 +128,23 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 	}
 	dst = e.appendRef(append(dst, '['), r.source)
 	if r.export {
+		// [source, "exports", name, value_kind, params, kind, offset, line,
+		// column, original, original_line, original_column, rest, specifier]
 		dst = append(dst, `,"exports",`...)
 		dst = core.AppendCanonicalString(append(core.AppendCanonicalString(dst, r.name), ','), shapeKind(r.value))
 		last := 3
 		switch {
-		case r.origLine > 0:
-			last = 13
-		case r.line > 0:
-			last = 10
-		case r.offset >= 0:
-			last = 8
 		case r.specifier != "":
-			last = 7
-		case r.kind != "named":
-			last = 6
+			last = 13
 		case r.value.Rest:
+			last = 12
+		case r.origLine > 0:
+			last = lastOriginalCell(r, 9)
+		case r.line > 0:
+			last = 8
+		case r.offset >= 0:
+			last = 6
+		case r.kind != "named":
 			last = 5
 		case r.value.Params >= 0:
 			last = 4
@@ -123,38 +159,36 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 					dst = append(dst, "null"...)
 				}
 			case 5:
-				dst = strconv.AppendBool(dst, r.value.Rest)
-			case 6:
 				dst = core.AppendCanonicalString(dst, r.kind)
+			case 6:
+				dst = appendOffset(dst, r.offset)
 			case 7:
-				dst = core.AppendCanonicalString(dst, r.specifier)
-			case 8:
-				if r.offset >= 0 {
-					dst = appendInt(dst, r.offset)
-				} else {
-					dst = append(dst, "null"...)
-				}
-			case 9:
 				dst = appendLineColumn(dst, r)
-				c = 10
-			case 11:
-				dst = e.appendOriginal(dst, r)
-				c = 13
+				c = 8
+			case 9:
+				dst = e.appendOriginal(dst, r, last >= 11)
+				c = min(last, 11)
+			case 12:
+				dst = strconv.AppendBool(dst, r.value.Rest)
+			case 13:
+				dst = core.AppendCanonicalString(dst, r.specifier)
 			}
 		}
 		return append(dst, ']'), nil
 	}
+	// [source, relation, specifier, target, offset, line, column, names,
+	// external, original, original_line, original_column]
 	dst = core.AppendCanonicalString(append(dst, ','), r.relation)
 	last := 1
 	switch {
 	case r.origLine > 0:
-		last = 11
-	case r.line > 0:
-		last = 8
+		last = lastOriginalCell(r, 9)
 	case r.external:
-		last = 6
+		last = 8
 	case len(r.names) > 0:
-		last = 5
+		last = 7
+	case r.line > 0:
+		last = 6
 	case r.offset >= 0:
 		last = 4
 	case r.hasTarget:
@@ -174,12 +208,11 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 				dst = append(dst, "null"...)
 			}
 		case 4:
-			if r.offset >= 0 {
-				dst = appendInt(dst, r.offset)
-			} else {
-				dst = append(dst, "null"...)
-			}
+			dst = appendOffset(dst, r.offset)
 		case 5:
+			dst = appendLineColumn(dst, r)
+			c = 6
+		case 7:
 			dst = append(dst, '[')
 			for i, n := range r.names {
 				if i > 0 {
@@ -188,17 +221,14 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 				dst = core.AppendCanonicalString(dst, n)
 			}
 			dst = append(dst, ']')
-		case 6:
+		case 8:
 			if r.external {
 				dst = append(dst, "true"...)
 			} else {
 				dst = append(dst, "null"...)
 			}
-		case 7:
-			dst = appendLineColumn(dst, r)
-			c = 8
 		case 9:
-			dst = e.appendOriginal(dst, r)
+			dst = e.appendOriginal(dst, r, last >= 11)
 			c = 11
 		}
 	}

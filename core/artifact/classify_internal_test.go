@@ -1,0 +1,56 @@
+package artifact
+
+import "testing"
+
+// TestShortMinified: a file under 128 bytes reads as minified when at
+// least three places where hand-written code puts a blank have none and
+// none has one. Minifiers' output of small modules (esbuild --minify and
+// terser -c -m on this machine) does; hand-written files, and minified
+// ones too short to show three such places, do not.
+func TestShortMinified(t *testing.T) {
+	for src, want := range map[string]bool{
+		// esbuild --minify --format=esm
+		"const t=(d,o)=>d+o;export{t as add};\n":                      true,
+		`function r(e){return"Hello, "+e}export{r as greet};` + "\n":  true,
+		`var e={name:"x",version:2,enabled:!0};export{e as default};`: true,
+		`typeof window<"u"?window.foo=1:global.foo=2;`:                true,
+		`export*from"./x.js";`:                                        true,
+		// terser -c -m --module
+		"export const add=(d,o)=>d+o;":                                        true,
+		`export function greet(e){return"Hello, "+e}`:                         true,
+		"module.exports=function(e,n){return e*n};":                           true,
+		`"undefined"!=typeof window?window.foo=1:global.foo=2;`:               true,
+		`Object.defineProperty(exports,"__esModule",{value:!0}),exports.a=1;`: true,
+		// Too few places to tell a minifier from a terse hand.
+		`module.exports=require("./lib/index.js");`: false,
+		"console.log(1);\n":                         false,
+		`"use strict";`:                             false,
+		"for(;;){}":                                 false,
+		"module.exports=f(a)||b;":                   false, // two places
+		// Data a generator wrote without blanks (caniuse-lite's modules):
+		// its lists' commas and colons are not code.
+		`module.exports={A:"x y",B:1,C:"z",D:true,E:[1,2,3]};`: false,
+		// Hand-written: at least one place has its blank.
+		"export const add = (a, b) => a + b;\n":                          false,
+		"export const add=(a, b)=>a+b;\n":                                false,
+		"const { app } = require('electron');\napp.whenReady();\n":       false,
+		`export * from "./x.js";`:                                        false,
+		"if (x) {\n  y();\n} else {\n  z();\n}\n":                        false,
+		`export default { name: "x", version: 2, enabled: true };`:       false,
+		"function f(a,b){return a+b}f(1,2); // add a, b\n":               true, // the comment is not code
+		`const s="a, b: c = d";f(s)&&g(s);`:                              true, // nor a string's blanks
+		"export function area(width, height) { return width * height; }": false,
+	} {
+		if len(src) >= minLineBytes {
+			t.Fatalf("%q is %d bytes, want under %d", src, len(src), minLineBytes)
+		}
+		if got := shortMinified([]byte(src)); got != want {
+			t.Errorf("shortMinified(%q) = %v, want %v", src, got, want)
+		}
+	}
+	// At 128 bytes the line's ratios decide (minifiedLine), not this.
+	long := "function u(n,e){let t=null;return function(...o){t!==null&&clearTimeout(t),t=setTimeout(()=>{t=null,n.apply(this,o)},e)}}const l=1;"
+	if shortMinified([]byte(long)) || !minifiedLine([]byte(long)) || len(long) < minLineBytes {
+		t.Errorf("a %d-byte minified line: shortMinified %v, minifiedLine %v", len(long), shortMinified([]byte(long)), minifiedLine([]byte(long)))
+	}
+}
