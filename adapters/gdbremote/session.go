@@ -49,6 +49,9 @@ type session struct {
 	hitLimit bool
 	// reentries counts stops at an entry by an activation already recorded.
 	reentries int
+	// ownStops counts the stops at main's entry made only to see it
+	// entered (main.go): ports.TraceHit.ReturnSequence leaves them out.
+	ownStops int
 	// tails are the tail calls seen (unwind.go's tailCallers): each
 	// recorded caller's hit and its callee's ("4 to 5"); tailAtLimit the
 	// callers whose tail call was the stop past max_hits.
@@ -801,7 +804,10 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			return err
 		}
 		if bp = s.bps[pc]; bp == nil {
-			return nil // main's own breakpoint, removed: the program runs on
+			// main's own breakpoint, removed: the program runs on, and
+			// the stop is left out of return_sequence.
+			s.ownStops++
+			return nil
 		}
 	}
 	s.over = &stepOver{thread: st.thread, addr: pc, entry: s.stops}
@@ -1199,7 +1205,7 @@ func (s *session) returned(ctx context.Context, p pendingReturn, regs map[string
 	h := &s.res.Hits[p.hit]
 	h.Returned = true
 	h.ReturnValue = regs[s.conv.ret]
-	h.ReturnSequence = s.stops
+	h.ReturnSequence = s.stops - s.ownStops
 	for _, name := range s.rets[h.Breakpoint] {
 		h.ReturnRegisters = append(h.ReturnRegisters, wideRegister(name, wide[name]))
 	}
