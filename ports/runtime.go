@@ -15,8 +15,8 @@ import (
 // Electron and web tools share one vocabulary); invalid_request carries the
 // request field at fault in Field ("inspector_endpoint", "cdp_endpoint",
 // "application_path", ...). Every method is safe for concurrent use and
-// opens and closes its own connections. Passive methods never return a
-// partial observation.
+// opens and closes its own connections. A passive method returns a partial
+// observation only inside a *PartialError, when its target went away.
 
 // RuntimeTargetLister lists a V8 inspector endpoint's targets
 // (list_javascript_runtime_targets).
@@ -24,8 +24,13 @@ type RuntimeTargetLister interface {
 	ListRuntimeTargets(ctx context.Context, req RuntimeListRequest) (*RuntimeTargetList, error)
 }
 
-// RuntimeObserverCap observes one V8 inspector target passively: it sends
-// only Runtime.enable and Debugger.enable (observe_javascript_runtime).
+// RuntimeObserverCap observes one V8 inspector target passively
+// (observe_javascript_runtime): it sends only Runtime.enable,
+// Debugger.setSkipAllPauses{skip:true} and Debugger.enable{} (the skip again
+// after the enable if the runtime refused it before), so a debugger
+// statement does not stop the runtime during the window. A target lost
+// during the window is an *PartialError[RuntimeObservation] carrying what
+// was seen before.
 type RuntimeObserverCap interface {
 	ObserveRuntime(ctx context.Context, req RuntimeObserveRequest) (*RuntimeObservation, error)
 }

@@ -277,8 +277,9 @@ type TraceHit struct {
 	ReturnRegisters []TraceRegister
 	// ReturnSequence is the ordinal of the stop at which the return was
 	// seen, counting every stop of the trace from 1 (entries, returns,
-	// signals), so nesting can be read off: an inner call returns at a lower
-	// ordinal. -1 when not returned.
+	// steps over breakpoints, signals; not a stop at main's entry made only
+	// to see main entered), so nesting can be read off: an inner call
+	// returns at a lower ordinal. -1 when not returned.
 	ReturnSequence int
 	// Strings are the texts the breakpoint's string arguments pointed at
 	// when the call began, in TraceBreakpoint.Strings order, then Spans', then

@@ -35,7 +35,12 @@ func TestElectronInspectPageLostAfterTheWindowKeepsWhatWasRead(t *testing.T) {
 		{"resources", cdptest.Options{CloseOn: "Page.getResourceTree"}, false, []string{"dom", "resources", "workers"}, "while the resources were read", false},
 		{"dom", cdptest.Options{CloseOn: "DOMSnapshot.captureSnapshot"}, false, []string{"dom", "workers"}, "while the DOM was read", false},
 		{"script-sources", cdptest.Options{CloseOn: "Debugger.getScriptSource"}, true, []string{"script_sources", "workers"}, "while the script sources were read", true},
-		{"workers", cdptest.Options{CloseOn: "Target.getTargets"}, false, []string{"workers"}, "while the workers were read", true},
+		{"workers", cdptest.Options{CloseOn: "Target.getTargets"}, false, []string{"workers"}, "while the workers were read (Target.getTargets)", true},
+		// The page lists a worker without its script (as Chromium does
+		// until a client attaches), and the page goes away while
+		// auto-attach names it.
+		{"naming-workers", cdptest.Options{CloseOn: "Target.setAutoAttach", Handlers: map[string]cdptest.Handler{"Target.getTargets": unnamedWorker}},
+			false, []string{"workers"}, "while the workers were read (naming them by auto-attach)", true},
 		{"final-check", cdptest.Options{After: map[string][]cdptest.Event{"Target.getTargets": detach}}, false, nil, "while the main frame was read again", true},
 	}
 	for _, tc := range cases {
@@ -74,6 +79,15 @@ func TestElectronInspectPageLostAfterTheWindowKeepsWhatWasRead(t *testing.T) {
 			is.True(pc.DOM.Nodes != nil && pc.Resources != nil && pc.Workers != nil)
 		})
 	}
+}
+
+// unnamedWorker answers Target.getTargets with the page and a dedicated
+// worker it opened, listed without its script URL.
+func unnamedWorker(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+	return map[string]any{"targetInfos": []any{
+		map[string]any{"targetId": "T1", "type": "page", "title": "", "url": "", "attached": true, "canAccessOpener": false},
+		map[string]any{"targetId": "W1", "type": "worker", "title": "", "url": "", "attached": false, "openerId": "T1", "canAccessOpener": false},
+	}}, nil
 }
 
 // mergeEvents adds events after method to m.

@@ -91,3 +91,36 @@ func testBeforeMain(t *testing.T, bin string) {
 		})
 	}
 }
+
+// The stop the trace makes at main's entry only to see main entered is
+// no stop of the program's: return_sequence does not count it, so a trace
+// that knows main numbers the returns as one that does not. Before, every
+// return of a launched C program with main known came one stop later.
+func TestTraceMainStopOutsideTheSequence(t *testing.T) {
+	needServer(t)
+	bin := buildC(t, "beforemain.c", "beforemain", "-pie", "-fPIE")
+	target, main := symbol(t, bin, "target"), symbol(t, bin, "main")
+	returns := func(t *testing.T, main uint64, bps ...ports.TraceBreakpoint) (seqs []int) {
+		id := runID(t)
+		defer noneLeft(t, id)
+		res, err := gdbremote.New(nil).TraceCalls(context.Background(), ports.TraceRequest{
+			Launch: &ports.TraceLaunch{Path: bin}, Breakpoints: bps, Main: main,
+			MaxHits: 100, MaxDuration: time.Minute, RunID: id,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			seqs = append(seqs, h.ReturnSequence)
+		}
+		return seqs
+	}
+	is := is.New(t)
+	bp := ports.TraceBreakpoint{Address: target, Name: "target"}
+	known, unknown := returns(t, main, bp), returns(t, 0, bp)
+	is.Equal(len(known), 5)
+	is.Equal(known, unknown)
+	// With main traced, its stop is the hit's and counts.
+	mainBP := ports.TraceBreakpoint{Address: main, Name: "main"}
+	is.Equal(returns(t, main, bp, mainBP), returns(t, 0, bp, mainBP))
+}

@@ -49,6 +49,13 @@ type session struct {
 	hitLimit bool
 	// reentries counts stops at an entry by an activation already recorded.
 	reentries int
+	// ownStops counts the stops at main's entry made only to see it
+	// entered (main.go): ports.TraceHit.ReturnSequence leaves them out.
+	ownStops int
+	// tails are the tail calls seen (unwind.go's tailCallers): each
+	// recorded caller's hit and its callee's ("4 to 5"); tailAtLimit the
+	// callers whose tail call was the stop past max_hits.
+	tails, tailAtLimit []string
 	// sysroot is the directory an emulator takes the program's libraries
 	// from ("" when they are the host's own).
 	sysroot  string
@@ -797,7 +804,10 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			return err
 		}
 		if bp = s.bps[pc]; bp == nil {
-			return nil // main's own breakpoint, removed: the program runs on
+			// main's own breakpoint, removed: the program runs on, and
+			// the stop is left out of return_sequence.
+			s.ownStops++
+			return nil
 		}
 	}
 	s.over = &stepOver{thread: st.thread, addr: pc, entry: s.stops}
@@ -841,11 +851,24 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			return nil
 		}
 		// The call that ends the trace may show the stack left a pending
-		// call (longjmp).
+		// call (longjmp), or continue one by a tail call.
 		if err := read(); err != nil {
 			return err
 		}
-		return s.leaveUnwound(ctx, st.thread, regs[s.conv.sp]+s.conv.spAfterReturn, pc, true, func() (uint64, error) { return s.readFrame(ctx, regs) })
+		if err := s.leaveUnwound(ctx, st.thread, regs[s.conv.sp]+s.conv.spAfterReturn, pc, true, func() (uint64, error) { return s.readFrame(ctx, regs) }); err != nil {
+			return err
+		}
+		if s.conv.g != "" || !s.hasPending(st.thread) {
+			return nil
+		}
+		ra, err := s.readFrame(ctx, regs)
+		if err != nil {
+			return err
+		}
+		for _, hit := range s.tailCallers(ra, st.thread, regs[s.conv.sp], pc) {
+			s.tailAtLimit = append(s.tailAtLimit, strconv.Itoa(hit))
+		}
+		return nil
 	}
 	if err := read(); err != nil {
 		return err
@@ -863,7 +886,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	if err := s.leaveUnwound(ctx, st.thread, sp+s.conv.spAfterReturn, pc, true, func() (uint64, error) { return ra, nil }); err != nil {
 		return err
 	}
-	if s.reentered(ra, st.thread, sp, regs) {
+	if s.reentered(ra, st.thread, sp, pc, regs) {
 		// The same activation stopped at its entry again: a signal handler
 		// (Go's preemption) ran during the step over the breakpoint and
 		// returned to the entry. Not a new call.
@@ -873,6 +896,10 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	caller, callerMod, err := s.callerOf(ctx, ra)
 	if err != nil {
 		return err
+	}
+	var tailFrom []int // the recorded calls that tail-called this one
+	if s.conv.g == "" {
+		tailFrom = s.tailCallers(ra, st.thread, sp, pc)
 	}
 	for _, i := range bp.requests {
 		if len(s.res.Hits) >= s.req.MaxHits {
@@ -936,6 +963,10 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			Variadic:       variadic,
 		}
 		s.res.Hits = append(s.res.Hits, h)
+		for _, from := range tailFrom {
+			s.tails = append(s.tails, strconv.Itoa(from)+" to "+strconv.Itoa(h.Sequence))
+		}
+		tailFrom = nil
 		if err := s.expectReturn(ctx, ra, pendingReturn{hit: h.Sequence, thread: st.thread, sp: sp + s.conv.spAfterReturn, g: regs[s.conv.g], entry: s.stops, at: pc}); err != nil {
 			return err
 		}
@@ -1086,10 +1117,12 @@ func (s *session) inMain(addr uint64) bool {
 // return address, stack pointer and thread (goroutine for Go): only the same
 // activation can, since a nested call has a lower stack pointer. (In C, a
 // new call that leaveUnwound judged to have left the old one is no longer
-// waiting.)
-func (s *session) reentered(ra uint64, t threadID, sp uint64, regs map[string]uint64) bool {
+// waiting.) In C it must also have stopped at the entry pc: a signal
+// handler returns to the entry it interrupted, and a stop at another entry
+// with that frame is a tail call (tailCallers).
+func (s *session) reentered(ra uint64, t threadID, sp, pc uint64, regs map[string]uint64) bool {
 	for _, p := range s.pending[ra] {
-		if p.sp != sp+s.conv.spAfterReturn {
+		if p.sp != sp+s.conv.spAfterReturn || s.conv.g == "" && p.at != pc {
 			continue
 		}
 		if s.conv.g != "" && p.g == regs[s.conv.g] || s.conv.g == "" && p.thread == t {
@@ -1123,7 +1156,8 @@ func (s *session) expectReturn(ctx context.Context, ra uint64, p pendingReturn) 
 // call it ends: the same thread with the stack pointer the return leaves (C),
 // or the same goroutine (Go). That call's hits are all those recorded at its
 // entry stop: one per breakpoint at the entry's address (a procedure named
-// twice, by name and by address).
+// twice, by name and by address); in C also the calls that tail-called it,
+// waiting at the same return address and level.
 func (s *session) onReturn(ctx context.Context, pc uint64, bp *breakpoint, t threadID, regs map[string]uint64, wide map[string][]byte) error {
 	list := s.pending[pc]
 	for i := len(list) - 1; i >= 0; i-- {
@@ -1137,7 +1171,9 @@ func (s *session) onReturn(ctx context.Context, pc uint64, bp *breakpoint, t thr
 		}
 		var ended, kept []pendingReturn
 		for _, q := range list {
-			if q.entry == p.entry && q.thread == p.thread {
+			// In C, the calls at this level that tail-called it return
+			// with it (tailCallers).
+			if q.entry == p.entry && q.thread == p.thread || s.conv.g == "" && q.thread == p.thread && q.sp == p.sp {
 				ended = append(ended, q)
 			} else {
 				kept = append(kept, q)
@@ -1169,7 +1205,7 @@ func (s *session) returned(ctx context.Context, p pendingReturn, regs map[string
 	h := &s.res.Hits[p.hit]
 	h.Returned = true
 	h.ReturnValue = regs[s.conv.ret]
-	h.ReturnSequence = s.stops
+	h.ReturnSequence = s.stops - s.ownStops
 	for _, name := range s.rets[h.Breakpoint] {
 		h.ReturnRegisters = append(h.ReturnRegisters, wideRegister(name, wide[name]))
 	}
@@ -1479,6 +1515,12 @@ func (s *session) finishCoverage() {
 	}
 	if s.traps > 0 {
 		cov.Notes = append(cov.Notes, fmt.Sprintf("%d SIGTRAP stop(s) at no breakpoint were not passed to the program", s.traps))
+	}
+	if len(s.tails) > 0 {
+		cov.Notes = append(cov.Notes, fmt.Sprintf("%d recorded call(s) ended in a tail call to a recorded call: its entry stopped with their return address and stack pointer, no return address pushed, and they returned with it, its return value theirs (hit sequence %s); a longjmp past them followed by a call from the same site would look the same", len(s.tails), strings.Join(s.tails, ", ")))
+	}
+	if len(s.tailAtLimit) > 0 {
+		cov.Notes = append(cov.Notes, fmt.Sprintf("the stop past max_hits entered a call by a tail call from hit sequence %s: pending in that call", strings.Join(s.tailAtLimit, ", ")))
 	}
 	if s.reentries > 0 {
 		cov.Notes = append(cov.Notes, fmt.Sprintf("%d stop(s) at an entry by a call already recorded (a signal handler returned to the entry) were not counted as calls", s.reentries))

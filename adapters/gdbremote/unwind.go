@@ -144,3 +144,23 @@ func (s *session) dropReturns(ctx context.Context, ra uint64, kept []pendingRetu
 	}
 	return s.cl.removeBreakpoint(ctx, ra, s.conv.bpKind)
 }
+
+// tailCallers reports the recorded calls of thread t that a stop at entry
+// pc continues by a tail call: waiting at the same return address ra with
+// the stack pointer level this entry has, their entry elsewhere. A call
+// pushes its return address (x86) or sets the link register to its own
+// (AArch64); a tail call jumps with the caller's frame already popped, so
+// the callee starts with the caller's return address and stack pointer. A
+// signal handler returns to the entry it interrupted, so a stop at another
+// entry is none of those (reentered). Not told apart: a longjmp past the
+// waiting call followed by a call from the same site to another function
+// (through a pointer) gives the same stop. C conventions only.
+func (s *session) tailCallers(ra uint64, t threadID, sp, pc uint64) []int {
+	var hits []int
+	for _, p := range s.pending[ra] {
+		if p.thread == t && p.sp == sp+s.conv.spAfterReturn && p.at != pc {
+			hits = append(hits, p.hit)
+		}
+	}
+	return hits
+}

@@ -1,6 +1,10 @@
 package diff
 
-import "strings"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // AArch64 code forms a global's address in two parts: adrp puts its 4 KiB
 // page in a register and a later instruction adds the low 12 bits, as an
@@ -44,9 +48,28 @@ func pageBases(ins []insn, start, end uint64) []pageUse {
 	if !has {
 		return nil
 	}
-	at := make(map[uint64]int, len(ins))
-	for k, in := range ins {
-		at[in.Addr] = k
+	// The instruction at an address: a binary search when the
+	// instructions are in address order (a decoder's sweep gives them so),
+	// else a map.
+	sorted := slices.IsSortedFunc(ins, func(a, b insn) int { return cmp.Compare(a.Addr, b.Addr) })
+	var at map[uint64]int
+	if !sorted {
+		at = make(map[uint64]int, len(ins))
+		for k, in := range ins {
+			at[in.Addr] = k
+		}
+	}
+	index := func(addr uint64) (int, bool) {
+		if !sorted {
+			j, ok := at[addr]
+			return j, ok
+		}
+		j, ok := slices.BinarySearchFunc(ins, addr, func(in insn, a uint64) int { return cmp.Compare(in.Addr, a) })
+		// Of equal addresses the map kept the last.
+		for ok && j+1 < len(ins) && ins[j+1].Addr == addr {
+			j++
+		}
+		return j, ok
 	}
 	type node struct {
 		writes, page uint32 // registers written; the one adrp sets
@@ -67,7 +90,7 @@ func pageBases(ins []insn, start, end uint64) []pageUse {
 				return nil
 			}
 			if in.Target >= start && in.Target < end {
-				j, ok := at[in.Target]
+				j, ok := index(in.Target)
 				if !ok {
 					return nil
 				}
@@ -76,11 +99,12 @@ func pageBases(ins []insn, start, end uint64) []pageUse {
 		case "call":
 			n.call = true
 		}
-		n.writes = a64Writes(in.Mnemonic, cutComment(in.Operands))
+		ops := cutComment(in.Operands)
+		n.writes = a64Writes(in.Mnemonic, ops)
 		if in.Mnemonic == "adrp" {
 			n.page = n.writes
 		}
-		if src, ok := a64AddImmediate(in.Mnemonic, cutComment(in.Operands)); ok {
+		if src, ok := a64AddImmediate(in.Mnemonic, ops); ok {
 			n.add = int(src)
 		}
 		nodes[k] = n
@@ -143,11 +167,12 @@ func a64AddImmediate(mn, ops string) (uint, bool) {
 	if mn != "add" {
 		return 0, false
 	}
-	parts := strings.Split(ops, ",")
-	if len(parts) != 3 || !strings.HasPrefix(strings.TrimSpace(parts[0]), "x") || !strings.HasPrefix(strings.TrimSpace(parts[2]), "#") {
+	d, rest, ok1 := strings.Cut(ops, ",")
+	n, imm, ok2 := strings.Cut(rest, ",")
+	if !ok1 || !ok2 || strings.Contains(imm, ",") || !strings.HasPrefix(strings.TrimSpace(d), "x") || !strings.HasPrefix(strings.TrimSpace(imm), "#") {
 		return 0, false
 	}
-	return a64Reg(parts[1])
+	return a64Reg(n)
 }
 
 // a64Reg reads a general register's number from xN or wN (N 0-30).
@@ -185,7 +210,8 @@ func a64Base(ops string) (uint, bool) {
 // branch (but a store-exclusive's status register), and a memory operand's
 // base when it is written back ([x0,#8]! or [x0],#8).
 func a64Writes(mn, ops string) uint32 {
-	var parts []string
+	var buf [8]string // the operands; on the stack for the usual few
+	parts := buf[:0]
 	depth, from := 0, 0
 	for i := 0; i < len(ops); i++ {
 		switch ops[i] {

@@ -512,7 +512,24 @@ func replaceOutside(ops string, f func(string) string) string {
 	return b.String()
 }
 
+// cutComment drops an engine's trailing comment from operands: the text
+// from the first of "  #", " // ", "\t#" and " ; " (each looked for in what
+// the one before left), then outer spaces.
 func cutComment(s string) string {
+	// Most operands hold none: one pass for the separators' first two
+	// bytes finds that without four searches.
+	maybe := false
+	for i := 0; i+1 < len(s) && !maybe; i++ {
+		switch s[i] {
+		case ' ':
+			maybe = s[i+1] == ' ' || s[i+1] == '/' || s[i+1] == ';'
+		case '\t':
+			maybe = s[i+1] == '#'
+		}
+	}
+	if !maybe {
+		return strings.TrimSpace(s)
+	}
 	for _, sep := range []string{"  #", " // ", "\t#", " ; "} {
 		if i := strings.Index(s, sep); i >= 0 {
 			s = s[:i]

@@ -1,0 +1,102 @@
+package gdbremote_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/gdbremote"
+	"rea/ports"
+)
+
+// mid ends in a tail call of leaf (a jump): leaf's entry stops with mid's
+// return address and stack pointer, and no return address pushed. That is
+// no stop of mid's activation at its own entry (a signal handler returns
+// to the entry it interrupted), so leaf's call is recorded, and mid returns
+// with it. Before, each leaf call was taken for mid re-entered by a signal
+// handler: not recorded, and counted in a note about signal handlers.
+func TestTraceTailCall(t *testing.T) {
+	needServer(t)
+	for _, lane := range []struct {
+		arch  string
+		build func(t *testing.T) string
+	}{
+		{"x86-64", func(t *testing.T) string { return buildC(t, "tailcall.c", "tailcall", "-foptimize-sibling-calls") }},
+		{"arm64", func(t *testing.T) string {
+			needEmulation(t, "arm64")
+			return buildFor(t, "arm64", "tailcall.c", "tailcall", "-static", "-foptimize-sibling-calls")
+		}},
+		{"x86", func(t *testing.T) string {
+			needEmulation(t, "x86")
+			return buildFor(t, "x86", "tailcall.c", "tailcall", "-static", "-foptimize-sibling-calls")
+		}},
+	} {
+		t.Run(lane.arch, func(t *testing.T) { testTailCall(t, lane.build(t)) })
+	}
+}
+
+func testTailCall(t *testing.T, bin string) {
+	mid, leaf := symbol(t, bin, "mid"), symbol(t, bin, "leaf")
+	cases := []struct {
+		name    string
+		maxHits int
+		want    string // each hit: name(argument) and r (returned) or p (pending)
+		stop    string
+		note    string
+	}{
+		{"exit", 100, "mid(0)r leaf(1)r mid(10)r leaf(11)r mid(20)r leaf(21)r", ports.TraceStopExited,
+			"(hit sequence 0 to 1, 2 to 3, 4 to 5)"},
+		// The stop past the limit is leaf's entry: mid(20) is pending in it.
+		{"hit-limit", 5, "mid(0)r leaf(1)r mid(10)r leaf(11)r mid(20)p", ports.TraceStopHitLimit,
+			"the stop past max_hits entered a call by a tail call from hit sequence 4"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			id := runID(t)
+			defer noneLeft(t, id)
+			tr := gdbremote.New(nil)
+			debugTap(t, tr)
+			res, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
+				Launch:      &ports.TraceLaunch{Path: bin, Args: []string{"3"}},
+				Breakpoints: []ports.TraceBreakpoint{{Address: mid, Name: "mid"}, {Address: leaf, Name: "leaf"}},
+				MaxHits:     tc.maxHits,
+				MaxDuration: 2 * time.Minute,
+				RunID:       id,
+			})
+			is.NoErr(err)
+			is.Equal(res.Coverage.StopReason, tc.stop)
+			got := ""
+			for _, h := range res.Hits {
+				state := "?"
+				switch {
+				case h.Returned && !h.Unwound:
+					state = "r"
+				case !h.Returned && !h.Unwound && h.ReturnSequence < 0:
+					state = "p"
+				}
+				got += fmt.Sprintf(" %s(%d)%s", h.Name, uint32(h.Arguments[0].Value), state)
+			}
+			is.Equal(got[1:], tc.want)
+			is.Equal(res.Coverage.ReturnsMissing, 0)
+			is.True(!hasNote(res.Coverage.Notes, "a signal handler returned to the entry"))
+			is.True(hasNote(res.Coverage.Notes, tc.note))
+			for i, h := range res.Hits {
+				if !h.Returned {
+					continue
+				}
+				// leaf(y) returns 2y+1, and mid returns what leaf returns, at
+				// the same stop.
+				x := uint32(h.Arguments[0].Value)
+				if h.Name == "mid" {
+					x++
+					is.Equal(h.ReturnSequence, res.Hits[i+1].ReturnSequence)
+				}
+				is.Equal(uint32(h.ReturnValue), 2*x+1)
+			}
+		})
+	}
+}
