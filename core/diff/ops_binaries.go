@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 
 	"rea/core"
@@ -87,12 +88,89 @@ func handleCompareBinaries(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := compareSides(ctx, c, l, r, detail == "complete")
+	full, err := compareSides(ctx, c, l, r, true)
 	if err != nil {
 		return nil, err
 	}
-	res.Detail = detail
-	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: res.Limitations}, nil
+	full.Detail = "complete"
+	obs := &core.Observation{Result: full, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: full.Limitations}
+	if detail == "complete" {
+		return obs, nil
+	}
+	res := conciseOf(full)
+	page, cut := concisePage(res)
+	if !cut {
+		return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: res.Limitations}, nil
+	}
+	// The complete comparison is sealed and retained as the page's first
+	// evidence link, as a "detail":"complete" call would record it, so
+	// find_changed_behavior and correlate_static_and_runtime read every
+	// function through the page (completeRecord).
+	params := maps.Clone(c.Args)
+	params["detail"] = "complete"
+	parent, err := c.Seal(c.Op, params, obs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Retain(parent); err != nil {
+		return nil, err
+	}
+	note := fmt.Sprintf(`Concise comparison: changed lists the first %d of %d changed functions, added %d of %d, removed %d of %d, by address; `+
+		`the complete comparison is retained as evidence_links[0]. find_changed_behavior with this record as comparison ranks every changed function (offset, limit), `+
+		`or call again with "detail":"complete".`, len(page.Changed), len(res.Changed), len(page.Added), len(res.Added), len(page.Removed), len(res.Removed))
+	page.Limitations = append([]string{note}, res.Limitations...)
+	return &core.Observation{Result: page, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: page.Limitations,
+		Links: []core.EvidenceID{parent.EvidenceID}}, nil
+}
+
+// A concise comparison whose document would exceed conciseBinariesBytes
+// lists only the first changed functions (at most conciseChanged, halved
+// until it fits) and the first conciseAddedRemoved added and removed ones;
+// summary keeps every count.
+const (
+	conciseBinariesBytes = 12 << 10
+	conciseChanged       = 16
+	conciseAddedRemoved  = 64
+)
+
+// conciseOf is the concise form of a complete comparison: each changed
+// function's dimensions as their statuses, and no unchanged list.
+func conciseOf(full *CompareBinariesResult) *CompareBinariesResult {
+	res := *full
+	res.Detail = "concise"
+	res.Unchanged = nil
+	res.Changed = make([]CompareBinariesResultChangedItem, len(full.Changed))
+	for i, it := range full.Changed {
+		if dims, ok := it.Dimensions.(map[string]*dimension); ok {
+			status := map[string]string{}
+			for _, name := range dimensionNames {
+				if x := dims[name]; x != nil {
+					status[name] = x.Status
+				}
+			}
+			it.Dimensions = status
+		}
+		res.Changed[i] = it
+	}
+	return &res
+}
+
+// concisePage cuts res to a page when its document exceeds
+// conciseBinariesBytes, and reports whether it cut.
+func concisePage(res *CompareBinariesResult) (*CompareBinariesResult, bool) {
+	if b, err := json.Marshal(res); err == nil && len(b) <= conciseBinariesBytes {
+		return res, false
+	}
+	page := *res
+	page.Added = res.Added[:min(len(res.Added), conciseAddedRemoved)]
+	page.Removed = res.Removed[:min(len(res.Removed), conciseAddedRemoved)]
+	for n := min(len(res.Changed), conciseChanged); ; n /= 2 {
+		page.Changed = res.Changed[:n]
+		if b, err := json.Marshal(&page); n <= 1 || (err == nil && len(b) <= conciseBinariesBytes) {
+			break
+		}
+	}
+	return &page, len(page.Changed) < len(res.Changed) || len(page.Added) < len(res.Added) || len(page.Removed) < len(res.Removed)
 }
 
 func sideSummary(s *binSide) CompareBinariesResultLeft {
