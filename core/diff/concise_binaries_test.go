@@ -159,3 +159,69 @@ func TestConciseCompareBinariesIsAPage(t *testing.T) {
 		t.Errorf("correlate_static_and_runtime from the concise record lists %d of %d changed functions", n, out.Summary.Changed)
 	}
 }
+
+// loopTracer reports n calls of the first requested procedure.
+type loopTracer struct{ n int }
+
+func (l loopTracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports.TraceResult, error) {
+	b := req.Breakpoints[0]
+	res := &ports.TraceResult{Architecture: "x86-64", Convention: ports.ConventionSysV, Exit: &ports.TraceExit{Code: new(int)},
+		Coverage:    ports.TraceCoverage{StopReason: "exited"},
+		Modules:     []ports.TraceModule{{Path: req.Launch.Path}},
+		Breakpoints: []ports.TraceResolved{{Address: b.Address, RuntimeAddress: b.Address, Name: b.Name}}}
+	for i := range l.n {
+		res.Hits = append(res.Hits, ports.TraceHit{Sequence: i, Name: b.Name, Address: b.Address, RuntimeAddress: b.Address, MainThread: true,
+			Arguments: []ports.TraceRegister{{Name: "rdi", Value: uint64(i)}}, ReturnAddress: 0x1161, Caller: 0x1161, Returned: true})
+	}
+	return res, nil
+}
+
+// correlate_static_and_runtime counts every hit of a trace given as its
+// concise page: before the page, the trace listed every hit.
+func TestCorrelateCountsEveryHitOfATracePage(t *testing.T) {
+	is := is.New(t)
+	v1, v2 := manyBuilds(t, 4)
+	cat, err := core.Assemble(standard.Families()...)
+	is.NoErr(err)
+	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{})}, &core.RegistryOptions{Tracer: loopTracer{3000}})
+	is.NoErr(err)
+	s := core.NewSession(cat, reg, nil)
+	t.Cleanup(func() { s.Close(context.Background()) })
+	call := func(op string, args any) *core.Result {
+		t.Helper()
+		raw, _ := json.Marshal(args)
+		res, err := s.Call(context.Background(), op, raw, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		return res
+	}
+	cmp := call("compare_binaries", map[string]any{"left_path": v1, "right_path": v2})
+	call("open_binary", map[string]any{"path": v1})
+	tr := call("trace_native_calls", map[string]any{"procedures": []string{"f1"}})
+	is.True(len(tr.Evidence.EvidenceLinks) > 0) // a page
+	ref := func(r *core.Result) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(r.Evidence.EvidenceID)}
+	}
+	corr := call("correlate_static_and_runtime", map[string]any{"static_comparisons": []any{ref(cmp)}, "runtime_comparisons": []any{ref(tr)},
+		"mappings": []any{map[string]any{"runtime_evidence_id": string(tr.Evidence.EvidenceID), "side": "left"}}})
+	raw, err := json.Marshal(corr.Value)
+	is.NoErr(err)
+	var out struct {
+		Functions []struct {
+			Left     *struct{ Name string }
+			LeftHits *int `json:"left_hits"`
+		}
+	}
+	is.NoErr(json.Unmarshal(raw, &out))
+	found := false
+	for _, f := range out.Functions {
+		if f.Left != nil && f.Left.Name == "f1" {
+			found = true
+			if f.LeftHits == nil || *f.LeftHits != 3000 {
+				t.Errorf("f1 left_hits %s; want 3000", raw)
+			}
+		}
+	}
+	is.True(found)
+}

@@ -26,8 +26,7 @@ func opCompareBinaries() *core.Operation {
 	return &core.Operation{
 		Name:  "compare_binaries",
 		Title: "Compare Binaries",
-		Description: "Match the functions of two native binaries and say what changed. Each binary is opened with the provider " +
-			"open_binary would choose, apart from the session's open target. Functions are matched by name, then by the " +
+		Description: "Match the functions of two native binaries and say what changed. Neither becomes the open target. Functions are matched by name, then by the " +
 			"hash of their normalized instructions, then by structure (CFG shape, size, call-graph neighbourhood, referenced strings and " +
 			"constants), then by their place among a matched function's callees, so stripped builds match too; each match carries its basis and a similarity. Matched functions are compared as " +
 			"compare_functions does (instructions, calls, references, strings, constants, cfg) and are unchanged or changed; the rest " +
@@ -40,7 +39,7 @@ func opCompareBinaries() *core.Operation {
   "left_path":{"type":"string","minLength":1,"maxLength":4096,"description":"The older binary."},
   "right_path":{"type":"string","minLength":1,"maxLength":4096,"description":"The newer binary."},
   "provider_id":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","maxLength":64,"description":"Provider for both binaries; default: the one open_binary would choose."},
-  "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: counts, the changed (with differences), added and removed lists; complete: also the unchanged list and every dimension in full."}}}`),
+  "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: counts, the changed (with differences), added and removed lists (a page when long); complete: also the unchanged list and every dimension in full."}}}`),
 		Result: json.RawMessage(`{"type":"object","additionalProperties":false,
  "required":["left","right","detail","summary","not_comparable","changed","added","removed","unchanged","imports","data","limitations"],
  "properties":{"left":` + binSideSchema + `,"right":` + binSideSchema + `,"detail":{"enum":["concise","complete"]},

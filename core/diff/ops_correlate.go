@@ -335,7 +335,9 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"mappings"}, Reason: core.ReasonMissingArgument,
 					Message: "trace " + id + " needs a mapping to side left or right (the build it ran)"})
 			}
-			t, err := readTrace(ev)
+			// A concise page of a trace links the complete one, whose
+			// hits it counts.
+			t, err := readTrace(completeRecord(c, ev, ev.Operation))
 			if err != nil {
 				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"runtime_comparisons", i}, Reason: core.ReasonInvalidValue, Message: "unreadable trace: " + err.Error()})
 			}

@@ -22,7 +22,7 @@ func opCompareProcessCaptures() *core.Operation {
 	return &core.Operation{
 		Name:  "compare_process_captures",
 		Title: "Compare Process Captures",
-		Description: "Compare two capture_process_scenario results (inline Evidence or retained references) dimension by dimension " +
+		Description: "Compare two capture_process_scenario results dimension by dimension " +
 			"(terminal, interaction, exit, process, filesystem, ports): each is changed, unchanged, added, removed, unknown (a residual " +
 			"unknown of its scope, or different normalization) or truncated, with the first divergence. The terminal is compared as the " +
 			"text and last screen between inputs, not by read chunk or time.",
