@@ -394,18 +394,25 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	return tracePage(c, obs, result, rawResult)
 }
 
-// A trace whose result would exceed tracePageBytes is, unless detail is
-// complete, a page: the first hits (at most tracePageHits, halved until it
-// fits), each breakpoint's hit count and coverage.hits_recorded, with the
-// complete trace sealed as a "detail":"complete" call records it, retained
-// and linked as evidence_links[0] (correlate_static_and_runtime counts the
-// hits through the page).
+// A trace of more than tracePageHits hits whose result would exceed
+// tracePageBytes is, unless detail is complete, a page: the first hits (at
+// most tracePageHits, halved while the page exceeds tracePageBytes, down to
+// tracePageMinHits), each breakpoint's hit count and coverage.hits_recorded,
+// with the complete trace sealed as a "detail":"complete" call records it,
+// retained and linked as evidence_links[0] (correlate_static_and_runtime
+// counts the hits through the page).
 const (
-	tracePageBytes = 16 << 10
-	tracePageHits  = 64
+	tracePageBytes   = 16 << 10
+	tracePageHits    = 64
+	tracePageMinHits = 8
 )
 
 func tracePage(c *core.Call, obs *core.Observation, result *TraceNativeCallsResult, raw map[string]any) (*core.Observation, error) {
+	// Few hits stay whole: the size is then the breakpoints the caller
+	// asked for, which a page of hits would not shrink.
+	if len(result.Hits) <= tracePageHits {
+		return obs, nil
+	}
 	if b, err := json.Marshal(result); err == nil && len(b) <= tracePageBytes {
 		return obs, nil
 	}
@@ -433,7 +440,7 @@ func tracePage(c *core.Call, obs *core.Observation, result *TraceNativeCallsResu
 	}
 	for n := min(total, tracePageHits); ; n /= 2 {
 		page.Hits = result.Hits[:n]
-		if b, err := json.Marshal(&page); n <= 1 || (err == nil && len(b) <= tracePageBytes) {
+		if b, err := json.Marshal(&page); n <= tracePageMinHits || (err == nil && len(b) <= tracePageBytes) {
 			break
 		}
 	}

@@ -3,6 +3,7 @@ package process_test
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,4 +101,50 @@ func TestTraceNativeCallsPagesManyHits(t *testing.T) {
 	is.Equal(len(sm.Hits), 3)
 	is.True(sm.Coverage.HitsRecorded == nil && sm.Breakpoints[0].Hits == nil)
 	is.Equal(len(small.Evidence.EvidenceLinks), 0)
+}
+
+// wideTracer resolves every requested breakpoint and reports n calls of
+// the first.
+type wideTracer struct{ n int }
+
+func (w wideTracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports.TraceResult, error) {
+	res, _ := loopTracer(w).TraceCalls(ctx, req)
+	res.Breakpoints = nil
+	for _, b := range req.Breakpoints {
+		res.Breakpoints = append(res.Breakpoints, ports.TraceResolved{Address: b.Address, RuntimeAddress: b.Address, Name: b.Name})
+	}
+	return res, nil
+}
+
+// A trace of many procedures with few hits lists every hit: its size is
+// the breakpoints the caller asked for, which a page of hits would not
+// shrink. Before this was checked, 400 breakpoints and 8 hits gave a page
+// of 1 hit.
+func TestTraceNativeCallsFewHitsAreNotPaged(t *testing.T) {
+	is := is.New(t)
+	cat, err := core.Assemble(standard.Families()...)
+	is.NoErr(err)
+	reg, err := core.NewRegistry([]ports.Provider{portstest.NewFake()}, &core.RegistryOptions{Tracer: wideTracer{8}})
+	is.NoErr(err)
+	s := core.NewSession(cat, reg, nil)
+	t.Cleanup(func() { s.Close(context.Background()) })
+	ctx := context.Background()
+	_, err = s.Call(ctx, "open_binary", json.RawMessage(`{"path":"/bin/true"}`), nil)
+	is.NoErr(err)
+	var procs []string
+	for a := 0x1030; a < 0x1030+0x18; a++ {
+		for range 8 {
+			procs = append(procs, "0x"+strconv.FormatInt(int64(a), 16))
+		}
+	}
+	raw, _ := json.Marshal(map[string]any{"procedures": procs})
+	res, err := s.Call(ctx, "trace_native_calls", raw, nil)
+	is.NoErr(err)
+	var r struct{ Hits []json.RawMessage }
+	is.NoErr(json.Unmarshal(res.Evidence.NormalizedResult, &r))
+	if len(res.Evidence.NormalizedResult) <= 16<<10 {
+		t.Fatalf("the result is %d bytes: too small to test", len(res.Evidence.NormalizedResult))
+	}
+	is.Equal(len(r.Hits), 8)
+	is.Equal(len(res.Evidence.EvidenceLinks), 0)
 }
