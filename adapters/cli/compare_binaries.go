@@ -56,7 +56,9 @@ func (c *compareCmd) compareBinaries(e *env) (ok bool, err error) {
 	s := e.session()
 	defer s.Close(context.WithoutCancel(e.ctx))
 	args := map[string]any{"left_path": abs(c.Left), "right_path": abs(c.Right)}
-	if c.Complete {
+	// The table lists every changed, added and removed function: the
+	// concise result is a first page of them when they are many.
+	if c.Complete || e.g.Format != "json" {
 		args["detail"] = "complete"
 	}
 	if p := e.g.Provider; p != "" && p != core.SelectorAuto {

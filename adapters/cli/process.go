@@ -169,6 +169,11 @@ func (c *traceCmd) Run(e *env) error {
 	if c.MaxHits > 0 {
 		args["max_hits"] = c.MaxHits
 	}
+	// The table lists every hit: the concise result is a first page of
+	// them when they are many.
+	if e.g.Format != "json" {
+		args["detail"] = "complete"
+	}
 	res, err := e.call(s, "trace_native_calls", args)
 	if err != nil {
 		return err

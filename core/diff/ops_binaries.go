@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 
 	"rea/core"
@@ -25,8 +26,7 @@ func opCompareBinaries() *core.Operation {
 	return &core.Operation{
 		Name:  "compare_binaries",
 		Title: "Compare Binaries",
-		Description: "Match the functions of two native binaries and say what changed. Each binary is opened with the provider " +
-			"open_binary would choose, apart from the session's open target. Functions are matched by name, then by the " +
+		Description: "Match the functions of two native binaries and say what changed. Neither becomes the open target. Functions are matched by name, then by the " +
 			"hash of their normalized instructions, then by structure (CFG shape, size, call-graph neighbourhood, referenced strings and " +
 			"constants), then by their place among a matched function's callees, so stripped builds match too; each match carries its basis and a similarity. Matched functions are compared as " +
 			"compare_functions does (instructions, calls, references, strings, constants, cfg) and are unchanged or changed; the rest " +
@@ -39,7 +39,7 @@ func opCompareBinaries() *core.Operation {
   "left_path":{"type":"string","minLength":1,"maxLength":4096,"description":"The older binary."},
   "right_path":{"type":"string","minLength":1,"maxLength":4096,"description":"The newer binary."},
   "provider_id":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","maxLength":64,"description":"Provider for both binaries; default: the one open_binary would choose."},
-  "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: counts, the changed (with differences), added and removed lists; complete: also the unchanged list and every dimension in full."}}}`),
+  "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: counts, the changed (with differences), added and removed lists (a page when long); complete: also the unchanged list and every dimension in full."}}}`),
 		Result: json.RawMessage(`{"type":"object","additionalProperties":false,
  "required":["left","right","detail","summary","not_comparable","changed","added","removed","unchanged","imports","data","limitations"],
  "properties":{"left":` + binSideSchema + `,"right":` + binSideSchema + `,"detail":{"enum":["concise","complete"]},
@@ -87,12 +87,89 @@ func handleCompareBinaries(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := compareSides(ctx, c, l, r, detail == "complete")
+	full, err := compareSides(ctx, c, l, r, true)
 	if err != nil {
 		return nil, err
 	}
-	res.Detail = detail
-	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: res.Limitations}, nil
+	full.Detail = "complete"
+	obs := &core.Observation{Result: full, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: full.Limitations}
+	if detail == "complete" {
+		return obs, nil
+	}
+	res := conciseOf(full)
+	page, cut := concisePage(res)
+	if !cut {
+		return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: res.Limitations}, nil
+	}
+	// The complete comparison is sealed and retained as the page's first
+	// evidence link, as a "detail":"complete" call would record it, so
+	// find_changed_behavior and correlate_static_and_runtime read every
+	// function through the page (completeRecord).
+	params := maps.Clone(c.Args)
+	params["detail"] = "complete"
+	parent, err := c.Seal(c.Op, params, obs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Retain(parent); err != nil {
+		return nil, err
+	}
+	note := fmt.Sprintf(`Concise comparison: changed lists the first %d of %d changed functions, added %d of %d, removed %d of %d, by address; `+
+		`the complete comparison is retained as evidence_links[0]. find_changed_behavior with this record as comparison ranks every changed function (offset, limit), `+
+		`or call again with "detail":"complete".`, len(page.Changed), len(res.Changed), len(page.Added), len(res.Added), len(page.Removed), len(res.Removed))
+	page.Limitations = append([]string{note}, res.Limitations...)
+	return &core.Observation{Result: page, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: page.Limitations,
+		Links: []core.EvidenceID{parent.EvidenceID}}, nil
+}
+
+// A concise comparison whose document would exceed conciseBinariesBytes
+// lists only the first changed functions (at most conciseChanged, halved
+// until it fits) and the first conciseAddedRemoved added and removed ones;
+// summary keeps every count.
+const (
+	conciseBinariesBytes = 12 << 10
+	conciseChanged       = 16
+	conciseAddedRemoved  = 64
+)
+
+// conciseOf is the concise form of a complete comparison: each changed
+// function's dimensions as their statuses, and no unchanged list.
+func conciseOf(full *CompareBinariesResult) *CompareBinariesResult {
+	res := *full
+	res.Detail = "concise"
+	res.Unchanged = nil
+	res.Changed = make([]CompareBinariesResultChangedItem, len(full.Changed))
+	for i, it := range full.Changed {
+		if dims, ok := it.Dimensions.(map[string]*dimension); ok {
+			status := map[string]string{}
+			for _, name := range dimensionNames {
+				if x := dims[name]; x != nil {
+					status[name] = x.Status
+				}
+			}
+			it.Dimensions = status
+		}
+		res.Changed[i] = it
+	}
+	return &res
+}
+
+// concisePage cuts res to a page when its document exceeds
+// conciseBinariesBytes, and reports whether it cut.
+func concisePage(res *CompareBinariesResult) (*CompareBinariesResult, bool) {
+	if b, err := json.Marshal(res); err == nil && len(b) <= conciseBinariesBytes {
+		return res, false
+	}
+	page := *res
+	page.Added = res.Added[:min(len(res.Added), conciseAddedRemoved)]
+	page.Removed = res.Removed[:min(len(res.Removed), conciseAddedRemoved)]
+	for n := min(len(res.Changed), conciseChanged); ; n /= 2 {
+		page.Changed = res.Changed[:n]
+		if b, err := json.Marshal(&page); n <= 1 || (err == nil && len(b) <= conciseBinariesBytes) {
+			break
+		}
+	}
+	return &page, len(page.Changed) < len(res.Changed) || len(page.Added) < len(res.Added) || len(page.Removed) < len(res.Removed)
 }
 
 func sideSummary(s *binSide) CompareBinariesResultLeft {

@@ -206,7 +206,11 @@ func (t *traceCalls) lookup(f *corrRef) (uint64, bool) {
 	return a, ok
 }
 
-func readStatic(ev *core.Evidence) ([]staticFn, string, string, error) {
+// readStatic lists the functions of a static comparison ev. For a concise
+// compare_binaries page, full is the complete comparison it links: its
+// changed, added and removed functions are listed, and the page's unchanged
+// list (none), so a page lists what the whole concise result would.
+func readStatic(ev, full *core.Evidence) ([]staticFn, string, string, error) {
 	id := string(ev.EvidenceID)
 	if ev.Operation == "compare_functions" {
 		var r struct {
@@ -245,6 +249,16 @@ func readStatic(ev *core.Evidence) ([]staticFn, string, string, error) {
 	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil {
 		return nil, "", "", err
 	}
+	if full != ev {
+		var f struct {
+			Changed        []pair
+			Added, Removed []corrRef
+		}
+		if err := json.Unmarshal(full.NormalizedResult, &f); err != nil {
+			return nil, "", "", err
+		}
+		r.Changed, r.Added, r.Removed = f.Changed, f.Added, f.Removed
+	}
 	var out []staticFn
 	for _, p := range append(append([]pair{}, r.Changed...), r.Unchanged...) {
 		l, rt := p.Left, p.Right
@@ -277,7 +291,11 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		fns, l, r, err := readStatic(ev)
+		full := ev
+		if ev.Operation == "compare_binaries" {
+			full = completeRecord(c, ev, ev.Operation)
+		}
+		fns, l, r, err := readStatic(ev, full)
 		if err != nil {
 			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"static_comparisons", i}, Reason: core.ReasonInvalidValue, Message: "unreadable result: " + err.Error()})
 		}
@@ -317,7 +335,9 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"mappings"}, Reason: core.ReasonMissingArgument,
 					Message: "trace " + id + " needs a mapping to side left or right (the build it ran)"})
 			}
-			t, err := readTrace(ev)
+			// A concise page of a trace links the complete one, whose
+			// hits it counts.
+			t, err := readTrace(completeRecord(c, ev, ev.Operation))
 			if err != nil {
 				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"runtime_comparisons", i}, Reason: core.ReasonInvalidValue, Message: "unreadable trace: " + err.Error()})
 			}

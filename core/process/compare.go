@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"rea/core"
 )
@@ -21,7 +22,7 @@ func opCompareProcessCaptures() *core.Operation {
 	return &core.Operation{
 		Name:  "compare_process_captures",
 		Title: "Compare Process Captures",
-		Description: "Compare two capture_process_scenario results (inline Evidence or retained references) dimension by dimension " +
+		Description: "Compare two capture_process_scenario results dimension by dimension " +
 			"(terminal, interaction, exit, process, filesystem, ports): each is changed, unchanged, added, removed, unknown (a residual " +
 			"unknown of its scope, or different normalization) or truncated, with the first divergence. The terminal is compared as the " +
 			"text and last screen between inputs, not by read chunk or time.",
@@ -282,6 +283,54 @@ func onlyAbsences(l, r []map[string]any, key func(map[string]any) string) bool {
 	return true
 }
 
+// Differing terminal texts longer than windowAbove bytes are reported as a
+// window of at most windowBytes, starting windowBefore bytes before their
+// first difference: a comparison says where two runs diverge, and the whole
+// texts stay in the captures it names.
+const (
+	windowAbove  = 4096
+	windowBytes  = 2048
+	windowBefore = 512
+)
+
+// windowTexts returns copies of a differing pair of items whose "data"
+// text exceeds windowAbove bytes, cut to the window around the first byte
+// at which the two texts differ, with "data_offset" (the window's start in
+// the text) and "data_bytes" (the text's length). Windows never split a
+// UTF-8 sequence. Items without long texts are returned as they are.
+func windowTexts(a, b map[string]any) (map[string]any, map[string]any, bool) {
+	la, _ := a["data"].(string)
+	lb, _ := b["data"].(string)
+	if len(la) <= windowAbove && len(lb) <= windowAbove {
+		return a, b, false
+	}
+	p := 0
+	for p < len(la) && p < len(lb) && la[p] == lb[p] {
+		p++
+	}
+	start := max(0, p-windowBefore)
+	cut := func(it map[string]any, s string) map[string]any {
+		if len(s) <= windowAbove {
+			return it
+		}
+		from := min(start, len(s))
+		for from > 0 && !utf8.RuneStart(s[from]) {
+			from--
+		}
+		to := min(len(s), from+windowBytes)
+		for to < len(s) && to > from && !utf8.RuneStart(s[to]) {
+			to--
+		}
+		c := make(map[string]any, len(it)+2)
+		for k, v := range it {
+			c[k] = v
+		}
+		c["data"], c["data_offset"], c["data_bytes"] = s[from:to], from, len(s)
+		return c
+	}
+	return cut(a, la), cut(b, lb), true
+}
+
 // rawJSON is the canonical form of an item the captures hold (null for
 // none), for first_divergence.
 func rawJSON(v any) json.RawMessage {
@@ -358,6 +407,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 		min         int64
 	}
 	var first *found
+	var clipped, windowed bool // a differing text was cut to its window
 	dims := []ProcessComparisonDimension{}
 	overall := "unchanged"
 	rank := map[string]int{"unchanged": 0, "unknown": 1, "changed": 2, "truncated": 3}
@@ -417,6 +467,9 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			if i < len(lc) && i < len(rc) && canon(lc[i]) == canon(rc[i]) {
 				continue
 			}
+			if a, b, clipped = windowTexts(a, b); clipped {
+				windowed = true
+			}
 			f := &found{dim: dim.name, index: i, min: 1 << 62, left: a, right: b}
 			if a != nil {
 				f.la = a["at_ms"]
@@ -437,6 +490,11 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			dims[len(dims)-1].Difference = &ProcessDimensionDifference{Index: i, Left: rawJSON(a), Right: rawJSON(b)}
 			break
 		}
+	}
+	if windowed {
+		lim = append(lim, fmt.Sprintf("Terminal texts over %d bytes are shown as a window of at most %d bytes around their first difference: "+
+			"data_offset is where the window starts in the text and data_bytes the whole text's length; the whole text is in each capture's terminal frames.",
+			windowAbove, windowBytes))
 	}
 	var fd ProcessFirstDivergence
 	switch {

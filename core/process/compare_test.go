@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/matryer/is"
 
@@ -278,5 +279,69 @@ func TestCompareProcessCapturesSaysHowEachDimensionChanged(t *testing.T) {
 			is.Equal(d.Status, "unchanged")
 			is.True(d.Difference == nil) // nothing differs
 		}
+	}
+}
+
+// A long terminal text that differs is shown as a window around its first
+// difference, saying where the window starts, how long the whole text is
+// and where to read it. Before, `ls -la /usr/lib` against `ls -la
+// /usr/bin` answered 222 KB: both whole texts (5.6 KB and 101 KB) in the
+// terminal difference and again in first_divergence.
+func TestCompareProcessCapturesWindowsLongTerminalText(t *testing.T) {
+	is := is.New(t)
+	shared := strings.Repeat("drwxr-xr-x 2 root root 4096 Dec  6 09:57 entry\r\n", 1000) // 48 KB in common
+	left := shared + "left-only line\r\n" + strings.Repeat("l", 30000)
+	right := shared + "right-only line é\r\n" + strings.Repeat("r", 60000)
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: &exitCapturer{outputs: []string{left, right}, codes: []int{0, 0}}})
+	l, r := call("capture_process_scenario", map[string]any{"executable": "/bin/sh"}), call("capture_process_scenario", map[string]any{"executable": "/bin/sh"})
+	res := call("compare_process_captures", map[string]any{
+		"left":  map[string]any{"kind": "retained-evidence", "evidence_id": string(l.Evidence.EvidenceID)},
+		"right": map[string]any{"kind": "retained-evidence", "evidence_id": string(r.Evidence.EvidenceID)}})
+	is.True(res.Evidence != nil)
+	if n := len(res.Evidence.NormalizedResult); n > 12000 {
+		t.Errorf("normalized_result is %d bytes; want the differing texts cut to a window", n)
+	}
+	type item struct {
+		Data       string `json:"data"`
+		DataOffset *int   `json:"data_offset"`
+		DataBytes  *int   `json:"data_bytes"`
+	}
+	var out struct {
+		Dimensions []struct {
+			Dimension  string
+			Difference *struct{ Left, Right item }
+		}
+		FirstDivergence struct{ Left, Right item } `json:"first_divergence"`
+	}
+	is.NoErr(json.Unmarshal(res.Evidence.NormalizedResult, &out))
+	check := func(where string, it item, whole string) {
+		t.Helper()
+		if it.DataOffset == nil || it.DataBytes == nil {
+			t.Fatalf("%s: no data_offset/data_bytes (data %d bytes)", where, len(it.Data))
+		}
+		if *it.DataBytes != len(whole) {
+			t.Errorf("%s: data_bytes %d, want %d", where, *it.DataBytes, len(whole))
+		}
+		if *it.DataOffset+len(it.Data) > len(whole) || whole[*it.DataOffset:*it.DataOffset+len(it.Data)] != it.Data {
+			t.Errorf("%s: the window is not the text at data_offset %d", where, *it.DataOffset)
+		}
+		if !strings.Contains(it.Data, "-only line") || !utf8.ValidString(it.Data) {
+			t.Errorf("%s: the window %.200q misses the first difference or splits a character", where, it.Data)
+		}
+	}
+	check("first_divergence left", out.FirstDivergence.Left, left)
+	check("first_divergence right", out.FirstDivergence.Right, right)
+	for _, d := range out.Dimensions {
+		if d.Dimension == "terminal" {
+			is.True(d.Difference != nil)
+			check("terminal difference right", d.Difference.Right, right)
+		}
+	}
+	said := false
+	for _, lim := range res.Evidence.Limitations {
+		said = said || (strings.Contains(lim, "data_offset") && strings.Contains(lim, "capture"))
+	}
+	if !said {
+		t.Errorf("no limitation says the texts are cut and where the whole text is: %q", res.Evidence.Limitations)
 	}
 }

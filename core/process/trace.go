@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,7 +33,7 @@ func opTraceNativeCalls() *core.Operation {
 		Effects:     core.Effects{MutatesSession: true, LaunchesProcess: true, ExecutesForeignCode: true},
 		NeedsTarget: true,
 		Input: core.InputSchema([]string{"procedures"},
-			`"procedures":{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","minLength":1},"description":"Procedures to trace: names from the open analysis (main, printf@plt), functions the program's libraries export (printf; also printf@plt where the program has no PLT entry), or 0x link-time addresses."}`,
+			`"procedures":{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","minLength":1},"description":"Procedures to trace: names from the open analysis (main, printf@plt), functions its libraries export (printf, or printf@plt without a PLT entry), or 0x link-time addresses."}`,
 			`"program":{"type":"string","minLength":1,"description":"The executable to launch; defaults to the open target, whose SHA-256 it must have."}`,
 			`"arguments":{"type":"array","items":{"type":"string"},"default":[],"description":"Arguments after the program name."}`,
 			`"working_directory":{"type":"string","description":"Working directory of the program."}`,
@@ -41,7 +42,8 @@ func opTraceNativeCalls() *core.Operation {
 			`"convention":{"enum":["sysv-amd64","aapcs64","cdecl","go-abiinternal"],"description":"Calling convention as analyze_function names it; default go-abiinternal for Go, else the platform's C one."}`,
 			`"max_hits":{"type":"integer","minimum":1,"maximum":1000000,"default":10000,"description":"Hits recorded; the next stops tracing."}`,
 			`"from_main":{"type":"boolean","default":false,"description":"Record from main's entry on (a launched C program), not C start-up's calls."}`,
-			`"timeout_ms":{"type":"integer","minimum":1,"maximum":3600000,"default":30000,"description":"Time limit of the trace."}`),
+			`"timeout_ms":{"type":"integer","minimum":1,"maximum":3600000,"default":30000,"description":"Time limit of the trace."}`,
+			`"detail":{"enum":["concise","complete"],"description":"complete: every hit, not a first page."}`),
 		Result: json.RawMessage(`{"type":"object","required":["program","architecture","convention","breakpoints","hits","coverage","exit"],"properties":{
  "program":{"type":"object"},"architecture":{"type":"string"},"convention":{"type":"string"},"breakpoints":{"type":"array"},"hits":{"type":"array"},
  "coverage":{"type":"object"},"exit":{"type":["object","null"]}}}`),
@@ -384,8 +386,73 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	for _, b := range res.Breakpoints {
 		locs = append(locs, core.Location{Kind: "address", Address: core.Hex(b.Address)})
 	}
-	return &core.Observation{Result: result, Raw: rawResult, Limitations: lim, Locations: locs, Confidence: core.ConfidenceObserved,
-		Authority: "controlled-replay"}, nil
+	obs := &core.Observation{Result: result, Raw: rawResult, Limitations: lim, Locations: locs, Confidence: core.ConfidenceObserved,
+		Authority: "controlled-replay"}
+	if args.Detail == "complete" {
+		return obs, nil
+	}
+	return tracePage(c, obs, result, rawResult)
+}
+
+// A trace of more than tracePageHits hits whose result would exceed
+// tracePageBytes is, unless detail is complete, a page: the first hits (at
+// most tracePageHits, halved while the page exceeds tracePageBytes, down to
+// tracePageMinHits), each breakpoint's hit count and coverage.hits_recorded,
+// with the complete trace sealed as a "detail":"complete" call records it,
+// retained and linked as evidence_links[0] (correlate_static_and_runtime
+// counts the hits through the page).
+const (
+	tracePageBytes   = 16 << 10
+	tracePageHits    = 64
+	tracePageMinHits = 8
+)
+
+func tracePage(c *core.Call, obs *core.Observation, result *TraceNativeCallsResult, raw map[string]any) (*core.Observation, error) {
+	// Few hits stay whole: the size is then the breakpoints the caller
+	// asked for, which a page of hits would not shrink.
+	if len(result.Hits) <= tracePageHits {
+		return obs, nil
+	}
+	if b, err := json.Marshal(result); err == nil && len(b) <= tracePageBytes {
+		return obs, nil
+	}
+	params := maps.Clone(c.Args)
+	params["detail"] = "complete"
+	parent, err := c.Seal(c.Op, params, obs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Retain(parent); err != nil {
+		return nil, err
+	}
+	page := *result
+	total := len(result.Hits)
+	page.Coverage.HitsRecorded = &total
+	page.Breakpoints = slices.Clone(result.Breakpoints)
+	counts := make([]int, len(page.Breakpoints))
+	for _, h := range result.Hits {
+		if h.Breakpoint >= 0 && h.Breakpoint < len(counts) {
+			counts[h.Breakpoint]++
+		}
+	}
+	for i := range page.Breakpoints {
+		page.Breakpoints[i].Hits = &counts[i]
+	}
+	for n := min(total, tracePageHits); ; n /= 2 {
+		page.Hits = result.Hits[:n]
+		if b, err := json.Marshal(&page); n <= tracePageMinHits || (err == nil && len(b) <= tracePageBytes) {
+			break
+		}
+	}
+	pageRaw := maps.Clone(raw)
+	if rh, ok := raw["hits"].([]any); ok {
+		pageRaw["hits"] = rh[:min(len(rh), len(page.Hits))]
+	}
+	note := fmt.Sprintf(`Concise trace: hits lists the first %d of %d recorded hits (breakpoints[].hits counts each procedure's); `+
+		`the complete trace is retained as evidence_links[0], and a call with "detail":"complete" returns every hit.`, len(page.Hits), total)
+	lim := append([]string{note}, obs.Limitations...)
+	return &core.Observation{Result: &page, Raw: pageRaw, Limitations: lim, Locations: obs.Locations, Confidence: obs.Confidence,
+		Authority: obs.Authority, Links: []core.EvidenceID{parent.EvidenceID}}, nil
 }
 
 func itoaInt(n int) string { b, _ := json.Marshal(n); return string(b) }

@@ -489,6 +489,7 @@ type TraceNativeCallsInput struct {
 	Program          string            `json:"program,omitempty"`           // The executable to launch; defaults to the open target, whose SHA-256 it must have.
 	TimeoutMS        *int              `json:"timeout_ms,omitempty"`        // Time limit of the trace.
 	WorkingDirectory string            `json:"working_directory,omitempty"` // Working directory of the program.
+	Detail           string            `json:"detail,omitempty"`            // complete: every hit, not a first page.
 }
 
 // TraceNativeCallsResult is the result of trace_native_calls.
@@ -523,6 +524,9 @@ type TraceBreakpoint struct {
 	// or the C library's prototype gives them; empty when neither does.
 	Parameters       []TraceParameter `json:"parameters"`
 	ParametersSource *string          `json:"parameters_source"` // dwarf or libc-prototype; nil when unknown
+	// Hits counts the breakpoint's recorded hits in a concise page of a
+	// trace (tracePage); absent when every hit is listed.
+	Hits *int `json:"hits,omitempty"`
 }
 
 // TraceParameter is one parameter of a traced procedure.
@@ -639,6 +643,10 @@ type TraceCoverage struct {
 	ReturnsMissing   int      `json:"returns_missing"`
 	ForksNotFollowed int      `json:"forks_not_followed"`
 	Notes            []string `json:"notes"`
+	// HitsRecorded counts every recorded hit in a concise page of a trace
+	// (tracePage), which lists only the first; absent when every hit is
+	// listed.
+	HitsRecorded *int `json:"hits_recorded,omitempty"`
 }
 
 // TraceExit is the traced program's exit.
