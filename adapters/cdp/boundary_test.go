@@ -540,7 +540,7 @@ func TestScreenshotOnFake(t *testing.T) {
 	t.Run("a hidden page is named at once", func(t *testing.T) {
 		// document.visibilityState, read through the DOM without running
 		// page script, says the tab is in the background: the capture waits
-		// a second for a frame, not the full frame wait, and says why.
+		// 3 s for a frame, not the full 15 s frame wait, and says why.
 		is := is.New(t)
 		f := cdptest.New(&cdptest.Options{Handlers: map[string]cdptest.Handler{
 			"DOM.getDocument": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
@@ -556,7 +556,7 @@ func TestScreenshotOnFake(t *testing.T) {
 				}}, nil
 			},
 			"Page.captureScreenshot": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
-				time.Sleep(3 * time.Second) // a hidden tab draws nothing; the fake answers late with no image
+				time.Sleep(5 * time.Second) // a hidden tab draws nothing; the fake answers late with no image
 				return map[string]any{"data": ""}, nil
 			},
 		}})

@@ -46,10 +46,12 @@ func decodeCanonicalBase64(s string) ([]byte, bool) {
 
 // screenshotFrameWait bounds the wait for the frame a screenshot captures;
 // hiddenFrameWait is the wait for a page that reports itself hidden, which
-// headful Chromium does not draw (headless Chromium still does, at once).
+// headful Chromium does not draw. Headless Chromium still draws it, in
+// well under a second on an idle machine but past one second on a loaded
+// one (TestLiveScreenshotReadsVisibility failed so once), hence 3 s.
 var (
 	screenshotFrameWait = 15 * time.Second
-	hiddenFrameWait     = time.Second
+	hiddenFrameWait     = 3 * time.Second
 )
 
 // visibility reads the page's document.visibilityState without running page
