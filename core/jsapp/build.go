@@ -2129,7 +2129,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		format = st.format
 	}
 	res := map[string]any{
-		"schema_version": 3, "input_path": st.req.given, "format": format, "root_artifact_sha256": st.rootSHA,
+		"schema_version": resultSchemaVersion, "input_path": st.req.given, "format": format, "root_artifact_sha256": st.rootSHA,
 		"inventory_manifest_id": st.manifest.ManifestID, "inventory_graph_sha256": st.manifest.GraphSHA256,
 		"statistics": stats, "summary": summary, "electron": electron, "coverage": coverage, "graph": graph.sealed, "semantic_graph": semSealed,
 		"string_index": enc.stringIndex(b.stringIndex), "integrity_contradictions": contradictions,

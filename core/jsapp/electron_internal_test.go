@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"rea/core"
@@ -156,5 +157,39 @@ func TestDuplicateExportFactsAreOneRelation(t *testing.T) {
 	}
 	if count["default"] != 1 || count["other"] != 1 {
 		t.Fatalf("export relations by name: %v; want default and other once each", count)
+	}
+}
+
+// A result of another schema_version is refused, not read: version 3's
+// semantic relation rows hold the same cells in another order, so reading
+// one as 4 would put names in position fields without any error.
+func TestDecodeAppRefusesAnotherResultVersion(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.js"), []byte("export const a = 1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: portstest.FakeJS{}, observe: func(string) {}}
+	out, err := analyzeJSApp(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := map[string]any{}
+	for k, v := range out.result {
+		res[k] = v
+	}
+	b, err := core.CanonicalJSON(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeApp(b); err != nil {
+		t.Fatalf("this version's own result: %v", err)
+	}
+	res["schema_version"] = 3
+	if b, err = core.CanonicalJSON(res); err != nil {
+		t.Fatal(err)
+	}
+	_, err = decodeApp(b)
+	if err == nil || !strings.Contains(err.Error(), "schema_version 3") || !strings.Contains(err.Error(), "analyze the application again") {
+		t.Fatalf("a version 3 result: %v; want a refusal naming the version", err)
 	}
 }

@@ -123,6 +123,7 @@ func indexApp(ev *core.Evidence) (*appIndex, error) {
 func decodeApp(normalized []byte) (*appResult, error) {
 	var w struct {
 		appResult
+		Version  int             `json:"schema_version"`
 		Graph    json.RawMessage `json:"graph"`
 		Semantic struct {
 			GraphID      string            `json:"graph_id"`
@@ -134,6 +135,9 @@ func decodeApp(normalized []byte) (*appResult, error) {
 	}
 	if err := json.Unmarshal(normalized, &w); err != nil {
 		return nil, err
+	}
+	if w.Version != resultSchemaVersion {
+		return nil, fmt.Errorf("result schema_version %d, where this rea reads %d (its semantic relation rows changed): analyze the application again with this rea", w.Version, resultSchemaVersion)
 	}
 	if w.Graph == nil || string(w.Graph) == "null" {
 		return nil, fmt.Errorf("no graph")

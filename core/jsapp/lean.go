@@ -47,6 +47,13 @@ import (
 
 const graphSchemaVersion = 3
 
+// resultSchemaVersion is the whole result's schema_version. 4: semantic
+// relation rows put their positions before their other cells (an export
+// row: source, "exports", name, value_kind, params, kind, offset, line,
+// column, original...). A version 3 result read as 4 would put cells in the
+// wrong fields, so decodeApp refuses any other version.
+const resultSchemaVersion = 4
+
 // strategyFor is the identity strategy and stability the identity's fields
 // imply (CONTRACTS.md §16's table), or "" when none does.
 func strategyFor(ident map[string]any) (string, string) {
