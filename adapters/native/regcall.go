@@ -592,8 +592,20 @@ func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, ref
 	// just before the call (loadedSlot), which is right only when nothing
 	// jumps to the call: where a path that loads another slot, or none,
 	// joins there, the pass decides (see joined).
+	//
+	// A program's own pointer (no import's slot) loaded just before the
+	// call is not followed over paths (it may change between a load and
+	// the call): where another path joins at the call, the call names no
+	// slot rather than the one this path loaded.
 	var called uint16
 	joins := joined(refs, r)
+	for i := range refs {
+		if ref := &refs[i]; joins[ref.from] && ref.kind == kindCall && ref.flags == flagUnresolved && ref.to != 0 {
+			if _, ok := transferRegister(code[ref.from-r.Start:], x.mode); ok {
+				ref.to = 0
+			}
+		}
+	}
 	for _, ref := range refs {
 		if (ref.kind == kindCall || ref.kind == kindJump) && (ref.flags == flagUnresolved && ref.to == 0 || joins[ref.from]) {
 			if g, ok := transferRegister(code[ref.from-r.Start:], x.mode); ok {

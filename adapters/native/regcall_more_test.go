@@ -580,3 +580,34 @@ func TestRegisterCallsThroughMoves(t *testing.T) {
 		})
 	}
 }
+
+// TestRegisterCallsProgramPointers: "mov rax, [rip+fp]; call rax" names
+// the program's pointer fp as the call's slot (unresolved: the program
+// may change it), as "call [rip+fp]" does, in straight-line code; where
+// another path, which loads another pointer or an import's slot, jumps
+// to the call, the load before it does not speak for that path and the
+// call names no slot.
+func TestRegisterCallsProgramPointers(t *testing.T) {
+	needToolPkg(t, "objdump", "binutils")
+	src, err := os.ReadFile(filepath.Join("testdata", "regcall", "pointers_amd64.s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := buildProgram(t, "gcc", "gcc", "p.s", string(src))
+	a := openNative(t, bin)
+	for _, fn := range []string{"fpline", "fpjoin", "fpimport"} {
+		list := objdumpFn(t, "objdump", bin, fn)
+		calls := regTransfers(list, "call")
+		k := slices.IndexFunc(list, func(in odInsn) bool { return len(calls) == 1 && in.at == calls[0].at })
+		if k < 1 || list[k-1].op != "mov" || list[k-1].comment == 0 {
+			t.Fatalf("objdump: %s: no load right before one register call: %+v", fn, list)
+		}
+		if fn != "fpline" {
+			wantOpen(t, a, calls[0].at, ports.RefCall)
+			continue
+		}
+		if r := refFrom(t, a, calls[0].at, ports.RefCall); !r.Unresolved || r.Slot != list[k-1].comment {
+			t.Errorf("fpline's call at %#x: %+v, want it unresolved through %#x", calls[0].at, r, list[k-1].comment)
+		}
+	}
+}
