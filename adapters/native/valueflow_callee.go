@@ -209,7 +209,7 @@ func (cc convention) prototypeArity(name string) (calleeArity, bool) {
 		switch {
 		case len(cc.intArgs) == 0: // cdecl
 			ar.words++
-			if p.Type == "double" {
+			if p.Type == "double" || strings.Contains(p.Type, "long long") { // two words (UCRT's options)
 				ar.words++
 			}
 		case positional && i >= len(cc.intArgs):
