@@ -14,7 +14,8 @@ import (
 // The named set (noReturnStarts: procedures named after exit, abort, ...)
 // is the start. A procedure is added when, from its entry, every path ends
 // in a call of (or a jump to) a procedure of the set, a call or jump
-// through the slot of an import named so, or a valid trap or halt (ud2,
+// through the slot of an import named so (or through a register that
+// holds that slot on every path: nrDecode), or a valid trap or halt (ud2,
 // hlt, int3, brk, udf), at least one path does, and none reaches an exit:
 // a return, a jump the decoder could not resolve (through a register, or
 // through a slot that is not such an import), a jump out of the procedure
@@ -533,16 +534,70 @@ func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool
 // nrDecode decodes a span of a candidate (its range or a part) for
 // noReturn, every direct call kept: the body serves every pass, whatever
 // the candidates are then.
+//
+// A call or jump through a register that holds a no-return import's slot
+// on every path ("mov esi, [ExitProcess]" ... "call esi", regcall.go) ends
+// its path too: when the sweep meets a call through a register that names
+// no slot, the register pass runs over the span, and the span is swept
+// again with those calls as ends (only then: their runs must not merge).
 func (b *builder) nrDecode(w *scratch, p *program, s ports.FunctionRange) *nrBody {
 	body := nrBody{insns: w.nr[:0], tabs: w.nrTabs[:0]}
-	if code, stop := b.codeFor(s.Start, s.End); code != nil {
+	code, stop := b.codeFor(s.Start, s.End)
+	open := false
+	if code != nil {
 		sweep(w.dec, code, s.Start, stop, maxFunctionInsns, func(in *insn) bool {
 			body.add(p, in)
+			open = open || in.flow == ports.FlowCall && !in.hasTarget && b.openRegCall(w.dec, code[in.addr-s.Start:], in)
 			return true
 		})
 	}
+	if open {
+		if ends := b.regCallEnds(w.dec, p, s); len(ends) > 0 {
+			body.insns, body.tabs = body.insns[:0], body.tabs[:0]
+			sweep(w.dec, code, s.Start, stop, maxFunctionInsns, func(in *insn) bool {
+				if ends[in.addr] {
+					body.insns = append(body.insns, nrInsn{addr: in.addr, size: uint32(in.size), kind: nrEnd})
+				} else {
+					body.add(p, in)
+				}
+				return true
+			})
+		}
+	}
 	w.nr, w.nrTabs = body.insns[:0], body.tabs[:0]
 	return body.clone()
+}
+
+// openRegCall reports whether in, a call without a target that b starts
+// with, goes through a register ("call esi") and names no slot (the load
+// right before it, loadedSlot, would).
+func (b *builder) openRegCall(d decoder, code []byte, in *insn) bool {
+	x, ok := d.(*x86Decoder)
+	if !ok || b.regs == nil || slices.ContainsFunc(in.refs, func(r xref) bool { return r.kind == kindCall && r.to != 0 }) {
+		return false
+	}
+	_, ok = transferRegister(code, x.mode)
+	return ok
+}
+
+// regCallEnds returns the calls and jumps of span s through a register
+// that holds the slot of an import that does not return on every path
+// from its start (regCalls.bodySlots), by address.
+func (b *builder) regCallEnds(d decoder, p *program, s ports.FunctionRange) map[uint64]bool {
+	x, ok := d.(*x86Decoder)
+	if !ok {
+		return nil
+	}
+	var ends map[uint64]bool
+	for at, slot := range b.regs.bodySlots(x, []ports.FunctionRange{s}, s.Start, b.codeFor, nil) {
+		if isNoReturn(p.labelAt(slot, "import")) {
+			if ends == nil {
+				ends = map[uint64]bool{}
+			}
+			ends[at] = true
+		}
+	}
+	return ends
 }
 
 // slotNoReturn reports an indirect call or jump through the slot of an

@@ -61,10 +61,12 @@ import (
 // unresolved, and a block that an unrecovered indirect jump also enters
 // is judged by its other predecessors. The blocks the pass runs over do
 // not end at the calls it finds go to no-return imports (it runs once),
-// which only adds paths. Discovery's own blocks and its no-return
-// procedures come before the reference sweep and do not take these calls
-// in: a procedure whose every path ends in "call esi" of ExitProcess is
-// not found to be no-return, and value flow's blocks keep the fallthrough.
+// which only adds paths. Discovery's own blocks come before the reference
+// sweep and do not take these calls in, and value flow's blocks keep the
+// fallthrough; no-return inference runs the pass itself over a candidate
+// with a call through a register that names no slot (noreturn.go,
+// nrDecode), so a procedure whose every path ends in "call esi" of
+// ExitProcess is found not to return.
 // Copies are of whole registers only (a 32-bit lea or xchg on x86-64
 // cuts the address), and a push and pop copy only as an adjacent pair
 // in one block: with anything between them (another push, a store to
