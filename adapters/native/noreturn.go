@@ -540,18 +540,37 @@ func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool
 // its path too: when the sweep meets a call through a register that names
 // no slot, the register pass runs over the span, and the span is swept
 // again with those calls as ends (only then: their runs must not merge).
+// The pass runs only when the span also loads an import's slot into a
+// whole register somewhere (as regCalls.resolve checks first), so a
+// program without such loads (chromium, whose imports go through the PLT)
+// pays a look at each call without a target and each load.
 func (b *builder) nrDecode(w *scratch, p *program, s ports.FunctionRange) *nrBody {
 	body := nrBody{insns: w.nr[:0], tabs: w.nrTabs[:0]}
 	code, stop := b.codeFor(s.Start, s.End)
 	open := false
+	x, isX86 := w.dec.(*x86Decoder)
+	loads := w.nrLoads[:0] // what whole-register loads read
 	if code != nil {
 		sweep(w.dec, code, s.Start, stop, maxFunctionInsns, func(in *insn) bool {
 			body.add(p, in)
-			open = open || in.flow == ports.FlowCall && !in.hasTarget && b.openRegCall(w.dec, code[in.addr-s.Start:], in)
+			switch {
+			case !isX86 || b.regs == nil:
+			case in.flow == ports.FlowCall && !in.hasTarget:
+				open = open || b.openRegCall(w.dec, code[in.addr-s.Start:], in)
+			case in.flow == ports.FlowNext && len(in.refs) > 0:
+				if _, ok := loadedRegister(code[in.addr-s.Start:], x.mode); ok {
+					for _, r := range in.refs {
+						if r.kind == kindRead {
+							loads = append(loads, r.to)
+						}
+					}
+				}
+			}
 			return true
 		})
 	}
-	if open {
+	w.nrLoads = loads[:0]
+	if open && slices.ContainsFunc(loads, func(a uint64) bool { return p.labelAt(a, "import") != "" }) {
 		if ends := b.regCallEnds(w.dec, p, s); len(ends) > 0 {
 			body.insns, body.tabs = body.insns[:0], body.tabs[:0]
 			sweep(w.dec, code, s.Start, stop, maxFunctionInsns, func(in *insn) bool {
