@@ -146,6 +146,12 @@ func (b *nrBody) add(p *program, in *insn) {
 	case in.flow == ports.FlowBranch:
 		x.kind = nrExit
 	}
+	b.push(x)
+}
+
+// push appends record x, a plain one to the run before it when that ends
+// where it starts.
+func (b *nrBody) push(x nrInsn) {
 	if n := len(b.insns); n > 0 && x.kind == nrNext {
 		if last := &b.insns[n-1]; last.kind == nrNext && last.addr+uint64(last.size) == x.addr {
 			last.size += x.size
@@ -537,9 +543,11 @@ func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool
 //
 // A call or jump through a register that holds a no-return import's slot
 // on every path ("mov esi, [ExitProcess]" ... "call esi", regcall.go) ends
-// its path too: when the sweep meets a call through a register that names
-// no slot, the register pass runs over the span, and the span is swept
-// again with those calls as ends (only then: their runs must not merge).
+// its path too, and only such a one: when the sweep meets a call through a
+// register, the register pass runs over the span, and when it finds such
+// calls, or the sweep took the load right before a call (loadedSlot) for
+// one where another path may join, the span is swept again with the
+// pass's calls as the ends (their runs must not merge).
 // The pass runs only when the span also loads an import's slot into a
 // whole register somewhere (as regCalls.resolve checks first), so a
 // program without such loads (chromium, whose imports go through the PLT)
@@ -547,7 +555,7 @@ func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool
 func (b *builder) nrDecode(w *scratch, p *program, s ports.FunctionRange) *nrBody {
 	body := nrBody{insns: w.nr[:0], tabs: w.nrTabs[:0]}
 	code, stop := b.codeFor(s.Start, s.End)
-	open := false
+	open, adjacent := false, false // a call through a register; one the load before it made an end
 	x, isX86 := w.dec.(*x86Decoder)
 	loads := w.nrLoads[:0] // what whole-register loads read
 	if code != nil {
@@ -556,7 +564,10 @@ func (b *builder) nrDecode(w *scratch, p *program, s ports.FunctionRange) *nrBod
 			switch {
 			case !isX86 || b.regs == nil:
 			case in.flow == ports.FlowCall && !in.hasTarget:
-				open = open || b.openRegCall(w.dec, code[in.addr-s.Start:], in)
+				if b.regCall(w.dec, code[in.addr-s.Start:]) {
+					open = true
+					adjacent = adjacent || body.insns[len(body.insns)-1].kind == nrEnd
+				}
 			case in.flow == ports.FlowNext && len(in.refs) > 0:
 				if _, ok := loadedRegister(code[in.addr-s.Start:], x.mode); ok {
 					for _, r := range in.refs {
@@ -571,12 +582,16 @@ func (b *builder) nrDecode(w *scratch, p *program, s ports.FunctionRange) *nrBod
 	}
 	w.nrLoads = loads[:0]
 	if open && slices.ContainsFunc(loads, func(a uint64) bool { return p.labelAt(a, "import") != "" }) {
-		if ends := b.regCallEnds(w.dec, p, s); len(ends) > 0 {
+		if ends := b.regCallEnds(w.dec, p, s); len(ends) > 0 || adjacent {
 			body.insns, body.tabs = body.insns[:0], body.tabs[:0]
 			sweep(w.dec, code, s.Start, stop, maxFunctionInsns, func(in *insn) bool {
-				if ends[in.addr] {
-					body.insns = append(body.insns, nrInsn{addr: in.addr, size: uint32(in.size), kind: nrEnd})
-				} else {
+				switch r := (nrInsn{addr: in.addr, size: uint32(in.size)}); {
+				case ends[in.addr]:
+					r.kind = nrEnd
+					body.push(r)
+				case in.flow == ports.FlowCall && !in.hasTarget && b.regCall(w.dec, code[in.addr-s.Start:]):
+					body.push(r) // a call that returns, whatever the load before it
+				default:
 					body.add(p, in)
 				}
 				return true
@@ -587,12 +602,11 @@ func (b *builder) nrDecode(w *scratch, p *program, s ports.FunctionRange) *nrBod
 	return body.clone()
 }
 
-// openRegCall reports whether in, a call without a target that b starts
-// with, goes through a register ("call esi") and names no slot (the load
-// right before it, loadedSlot, would).
-func (b *builder) openRegCall(d decoder, code []byte, in *insn) bool {
+// regCall reports whether the call that code starts with goes through a
+// register ("call esi").
+func (b *builder) regCall(d decoder, code []byte) bool {
 	x, ok := d.(*x86Decoder)
-	if !ok || b.regs == nil || slices.ContainsFunc(in.refs, func(r xref) bool { return r.kind == kindCall && r.to != 0 }) {
+	if !ok || b.regs == nil {
 		return false
 	}
 	_, ok = transferRegister(code, x.mode)

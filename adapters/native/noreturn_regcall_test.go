@@ -3,14 +3,18 @@ package native_test
 import (
 	"debug/pe"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"rea/ports"
 )
 
 // noReturnRegS: die calls exit through a register loaded from its GOT
 // slot on both of its paths, not right after the load; dieneg calls
 // through a register holding exit's slot on one path and close's on the
 // other, and dieclose close's on both, each then falling into the next
-// function.
+// function; dieadj and joinexit load exit's slot right before the call,
+// where the path that loaded close's joins.
 const noReturnRegS = `	.text
 	.globl	die
 	.type	die, @function
@@ -51,6 +55,32 @@ dieclose:
 	call	*%rbx
 	.size	dieclose, .-dieclose
 
+	.globl	dieadj
+	.type	dieadj, @function
+dieadj:
+	pushq	%rbx
+	testl	%edi, %edi
+	je	1f
+	movq	close@GOTPCREL(%rip), %rbx
+	jmp	2f
+1:	movq	exit@GOTPCREL(%rip), %rbx
+2:	call	*%rbx
+	.size	dieadj, .-dieadj
+
+	.globl	joinexit
+	.type	joinexit, @function
+joinexit:
+	pushq	%rbx
+	testl	%edi, %edi
+	je	1f
+	movq	close@GOTPCREL(%rip), %rbx
+	jmp	2f
+1:	movq	exit@GOTPCREL(%rip), %rbx
+2:	call	*%rbx
+	popq	%rbx
+	ret
+	.size	joinexit, .-joinexit
+
 	.globl	main
 	.type	main, @function
 main:
@@ -90,7 +120,9 @@ _main:
 // slot in rbx, ExitProcess's IAT slot in esi), loaded earlier than the
 // instruction before the call, does not return, as one calling through
 // the slot does; one whose register holds exit's slot on one path only,
-// or close's, is not inferred.
+// or close's, is not inferred, nor one where exit's load right before
+// the call is one path of a join (that call does not end its block in
+// Function either).
 func TestNoReturnThroughRegister(t *testing.T) {
 	t.Run("elf", func(t *testing.T) {
 		exe, addr := buildAsm(t, "noretreg", noReturnRegS)
@@ -98,10 +130,16 @@ func TestNoReturnThroughRegister(t *testing.T) {
 		if !got[addr["die"]] {
 			t.Errorf("die (%#x) is not taken not to return; the set is %x", addr["die"], keysOf(got))
 		}
-		for _, n := range []string{"dieneg", "dieclose", "main"} {
+		for _, n := range []string{"dieneg", "dieclose", "dieadj", "main"} {
 			if got[addr[n]] {
 				t.Errorf("%s (%#x) is taken not to return; the set is %x", n, addr[n], keysOf(got))
 			}
+		}
+		// The call at joinexit's join may be close's: its block goes on.
+		a := openNative(t, exe)
+		call := addr["joinexit"] + 0x15 // push, test, je, mov, jmp, mov: objdump's layout
+		if b := blockHolding(t, a, addr["joinexit"], call); b.End == call+2 && !slices.ContainsFunc(b.Successors, func(e ports.Edge) bool { return e.Kind == ports.EdgeFallthrough }) {
+			t.Errorf("joinexit's call at %#x ends its block: %+v", call, b)
 		}
 	})
 	t.Run("pe-i686", func(t *testing.T) {

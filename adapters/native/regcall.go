@@ -756,9 +756,10 @@ func (p *program) body(r ports.FunctionRange) ([]ports.FunctionRange, uint64) {
 // in address order) the control flow that calls and jumps through the
 // slot the reference sweep resolves them to (bodySlots) have (flowOf): a
 // jump is a tail call to the slot, a call of an import that does not
-// return ends its block. Function's blocks are built after it; discovery's
-// are not (it runs before the references, and the reference sweep's own
-// blocks do not take these in either).
+// return ends its block, and one the pass reaches with no one slot does
+// not, whatever the load right before it. Function's blocks are built
+// after it; discovery's are not (it runs before the references, and the
+// reference sweep's own blocks do not take these in either).
 func (p *program) registerFlows(ctx context.Context, src source, format string, d decoder, spans []ports.FunctionRange, flows []flowInsn) error {
 	x, ok := d.(*x86Decoder)
 	if !ok || !slices.ContainsFunc(flows, func(f flowInsn) bool {
@@ -769,6 +770,7 @@ func (p *program) registerFlows(ctx context.Context, src source, format string, 
 	sorted := slices.Clone(spans)
 	slices.SortFunc(sorted, func(a, b ports.FunctionRange) int { return cmp.Compare(a.Start, b.Start) })
 	var err error
+	open := map[uint64]bool{}
 	at := newRegCalls(p, format).bodySlots(x, sorted, spans[0].Start, func(start, end uint64) ([]byte, uint64) {
 		b, stop, e := p.partCode(ctx, src, ports.FunctionRange{Start: start, End: end})
 		if e != nil {
@@ -776,13 +778,18 @@ func (p *program) registerFlows(ctx context.Context, src source, format string, 
 			return nil, 0
 		}
 		return b, stop
-	}, nil)
-	if err != nil || len(at) == 0 {
+	}, open)
+	if err != nil {
 		return err
 	}
 	for k := range flows {
 		f := &flows[k]
 		slot, ok := at[f.addr]
+		if open[f.addr] && f.flow == ports.FlowCall {
+			// flowOf took the load right before the call (loadedSlot)
+			// for every path; another joins with another slot, or none.
+			f.noreturn = false
+		}
 		if !ok {
 			continue
 		}
