@@ -374,7 +374,9 @@ func (d *x86Decoder) memAddr(m x86asm.Mem, next uint64) (uint64, bool) {
 // loadedSlot returns the slot a register called through was loaded from by
 // the instruction just before the call ("mov rax, [rip+S]; call rax", how
 // gcc -O0 calls an import through a PE image's IAT), or 0: the call goes
-// through S as "call [rip+S]" does.
+// through S as "call [rip+S]" does. It cannot see whether another path
+// jumps to the call: regCalls.resolve decides those (an import's slot by
+// every path, a program's pointer not at all).
 func (d *x86Decoder) loadedSlot(reg x86asm.Reg) uint64 {
 	d.lookBack()
 	if d.backN == 0 {

@@ -281,6 +281,7 @@ type builder struct {
 	pending  []pendingRes             // the results with references or gaps leaving is to look at
 	spans    map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
 	parts    *partSeeds               // candidate parts of procedures and the references into them (parts.go); nil when none
+	regs     *regCalls                // calls through registers holding an import's slot, for no-return inference (noreturn.go); nil outside discovery
 
 	// scratches are the workers' buffers, kept from round to round
 	// (parallel): a worker's grow to the longest range it sweeps once,
@@ -371,7 +372,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	}
 	p := &program{arch: ar, mm: mm, labels: labels, codeBytes: seeds.codeBytes}
 	b := &builder{src: a.src, mm: mm, arch: ar, gate: &a.fg, code: make([][]byte, len(mm.regions)), noret: noReturnStarts(cands),
-		spans: map[[2]uint64]spanBounds{}}
+		spans: map[[2]uint64]spanBounds{}, regs: newRegCalls(p, a.img.format())}
 	b.parts = newPartSeeds(cands)
 	st := &state{procs: mergeProcedures(cands)}
 	st.sizeSrc = sizeSources(st.procs, cands)
@@ -805,6 +806,7 @@ type scratch struct {
 	boundBits []uint64 // by offset in the range: the boundaries (decodeOne; zero between uses)
 	nr        []nrInsn // a candidate's body (noreturn.go)
 	nrTabs    []uint64
+	nrLoads   []uint64 // the addresses a candidate's whole-register loads read (nrDecode)
 	nrSeen    []bool
 	nrWork    []int32
 }

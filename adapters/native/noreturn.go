@@ -14,7 +14,8 @@ import (
 // The named set (noReturnStarts: procedures named after exit, abort, ...)
 // is the start. A procedure is added when, from its entry, every path ends
 // in a call of (or a jump to) a procedure of the set, a call or jump
-// through the slot of an import named so, or a valid trap or halt (ud2,
+// through the slot of an import named so (or through a register that
+// holds that slot on every path: nrDecode), or a valid trap or halt (ud2,
 // hlt, int3, brk, udf), at least one path does, and none reaches an exit:
 // a return, a jump the decoder could not resolve (through a register, or
 // through a slot that is not such an import), a jump out of the procedure
@@ -145,6 +146,12 @@ func (b *nrBody) add(p *program, in *insn) {
 	case in.flow == ports.FlowBranch:
 		x.kind = nrExit
 	}
+	b.push(x)
+}
+
+// push appends record x, a plain one to the run before it when that ends
+// where it starts.
+func (b *nrBody) push(x nrInsn) {
 	if n := len(b.insns); n > 0 && x.kind == nrNext {
 		if last := &b.insns[n-1]; last.kind == nrNext && last.addr+uint64(last.size) == x.addr {
 			last.size += x.size
@@ -533,16 +540,97 @@ func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool
 // nrDecode decodes a span of a candidate (its range or a part) for
 // noReturn, every direct call kept: the body serves every pass, whatever
 // the candidates are then.
+//
+// A call or jump through a register that holds a no-return import's slot
+// on every path ("mov esi, [ExitProcess]" ... "call esi", regcall.go) ends
+// its path too, and only such a one: when the sweep meets a call through a
+// register, the register pass runs over the span, and when it finds such
+// calls, or the sweep took the load right before a call (loadedSlot) for
+// one where another path may join, the span is swept again with the
+// pass's calls as the ends (their runs must not merge).
+// The pass runs only when the span also loads an import's slot into a
+// whole register somewhere (as regCalls.resolve checks first), so a
+// program without such loads (chromium, whose imports go through the PLT)
+// pays a look at each call without a target and each load.
 func (b *builder) nrDecode(w *scratch, p *program, s ports.FunctionRange) *nrBody {
 	body := nrBody{insns: w.nr[:0], tabs: w.nrTabs[:0]}
-	if code, stop := b.codeFor(s.Start, s.End); code != nil {
+	code, stop := b.codeFor(s.Start, s.End)
+	open, adjacent := false, false // a call through a register; one the load before it made an end
+	x, isX86 := w.dec.(*x86Decoder)
+	loads := w.nrLoads[:0] // what whole-register loads read
+	if code != nil {
 		sweep(w.dec, code, s.Start, stop, maxFunctionInsns, func(in *insn) bool {
 			body.add(p, in)
+			switch {
+			case !isX86 || b.regs == nil:
+			case in.flow == ports.FlowCall && !in.hasTarget:
+				if b.regCall(w.dec, code[in.addr-s.Start:]) {
+					open = true
+					adjacent = adjacent || body.insns[len(body.insns)-1].kind == nrEnd
+				}
+			case in.flow == ports.FlowNext && len(in.refs) > 0:
+				if _, ok := loadedRegister(code[in.addr-s.Start:], x.mode); ok {
+					for _, r := range in.refs {
+						if r.kind == kindRead {
+							loads = append(loads, r.to)
+						}
+					}
+				}
+			}
 			return true
 		})
 	}
+	w.nrLoads = loads[:0]
+	if open && slices.ContainsFunc(loads, func(a uint64) bool { return p.labelAt(a, "import") != "" }) {
+		if ends := b.regCallEnds(w.dec, p, s); len(ends) > 0 || adjacent {
+			body.insns, body.tabs = body.insns[:0], body.tabs[:0]
+			sweep(w.dec, code, s.Start, stop, maxFunctionInsns, func(in *insn) bool {
+				switch r := (nrInsn{addr: in.addr, size: uint32(in.size)}); {
+				case ends[in.addr]:
+					r.kind = nrEnd
+					body.push(r)
+				case in.flow == ports.FlowCall && !in.hasTarget && b.regCall(w.dec, code[in.addr-s.Start:]):
+					body.push(r) // a call that returns, whatever the load before it
+				default:
+					body.add(p, in)
+				}
+				return true
+			})
+		}
+	}
 	w.nr, w.nrTabs = body.insns[:0], body.tabs[:0]
 	return body.clone()
+}
+
+// regCall reports whether the call that code starts with goes through a
+// register ("call esi").
+func (b *builder) regCall(d decoder, code []byte) bool {
+	x, ok := d.(*x86Decoder)
+	if !ok || b.regs == nil {
+		return false
+	}
+	_, ok = transferRegister(code, x.mode)
+	return ok
+}
+
+// regCallEnds returns the calls and jumps of span s through a register
+// that holds the slot of an import that does not return on every path
+// from its start (regCalls.bodySlots), by address.
+func (b *builder) regCallEnds(d decoder, p *program, s ports.FunctionRange) map[uint64]bool {
+	x, ok := d.(*x86Decoder)
+	if !ok {
+		return nil
+	}
+	var ends map[uint64]bool
+	for at, slot := range b.regs.bodySlots(x, []ports.FunctionRange{s}, s.Start, b.codeFor, nil) {
+		if isNoReturn(p.labelAt(slot, "import")) {
+			if ends == nil {
+				ends = map[uint64]bool{}
+			}
+			ends[at] = true
+		}
+	}
+	return ends
 }
 
 // slotNoReturn reports an indirect call or jump through the slot of an

@@ -16,8 +16,15 @@ import (
 //
 // The fixed ordinals are Windows Sockets 1.1's: the specification assigns
 // them, and ws2_32.dll and wsock32.dll both export its functions under
-// them (accept is 1 in both, WSAStartup 115). Other DLLs' ordinals change
-// between builds and are not guessed.
+// them (accept is 1 in both, WSAStartup 115); and OLE Automation's
+// (oleaut32.dll), whose import library in Microsoft's SDK imports by
+// ordinal, so programs linked against it decades ago bind to these
+// numbers still (SysAllocString is 2, VariantClear 9). Of oleaut32 only
+// the runs where mingw-w64's oleaut32.def (its exports in the DLL's order,
+// without numbers) and Wine's oleaut32.spec, old and new, agree are
+// named; the Var* conversions and the later additions, where Wine's two
+// versions differ, stay Ordinal_N. Other DLLs' ordinals change between
+// builds and are not guessed.
 
 // winsockOrdinals are the Windows Sockets 1.1 functions by ordinal.
 var winsockOrdinals = map[uint16]string{
@@ -35,11 +42,39 @@ var winsockOrdinals = map[uint16]string{
 	151: "__WSAFDIsSet",
 }
 
+// oleautOrdinals are oleaut32.dll's functions by ordinal (see above).
+var oleautOrdinals = map[uint16]string{
+	2: "SysAllocString", 3: "SysReAllocString", 4: "SysAllocStringLen", 5: "SysReAllocStringLen",
+	6: "SysFreeString", 7: "SysStringLen", 8: "VariantInit", 9: "VariantClear", 10: "VariantCopy",
+	11: "VariantCopyInd", 12: "VariantChangeType", 13: "VariantTimeToDosDateTime",
+	14: "DosDateTimeToVariantTime", 15: "SafeArrayCreate", 16: "SafeArrayDestroy", 17: "SafeArrayGetDim",
+	18: "SafeArrayGetElemsize", 19: "SafeArrayGetUBound", 20: "SafeArrayGetLBound", 21: "SafeArrayLock",
+	22: "SafeArrayUnlock", 23: "SafeArrayAccessData", 24: "SafeArrayUnaccessData",
+	25: "SafeArrayGetElement", 26: "SafeArrayPutElement", 27: "SafeArrayCopy", 28: "DispGetParam",
+	29: "DispGetIDsOfNames", 30: "DispInvoke", 31: "CreateDispTypeInfo", 32: "CreateStdDispatch",
+	33: "RegisterActiveObject", 34: "RevokeActiveObject", 35: "GetActiveObject",
+	36: "SafeArrayAllocDescriptor", 37: "SafeArrayAllocData", 38: "SafeArrayDestroyDescriptor",
+	39: "SafeArrayDestroyData", 40: "SafeArrayRedim",
+	146: "DispCallFunc", 147: "VariantChangeTypeEx", 148: "SafeArrayPtrOfIndex", 149: "SysStringByteLen",
+	150: "SysAllocStringByteLen",
+	160: "CreateTypeLib", 161: "LoadTypeLib", 162: "LoadRegTypeLib", 163: "RegisterTypeLib",
+	164: "QueryPathOfRegTypeLib", 165: "LHashValOfNameSys", 166: "LHashValOfNameSysA",
+	200: "GetErrorInfo", 201: "SetErrorInfo", 202: "CreateErrorInfo",
+	411: "SafeArrayCreateVector", 412: "SafeArrayCopyData", 413: "VectorFromBstr", 414: "BstrFromVector",
+	415: "OleIconToCursor", 416: "OleCreatePropertyFrameIndirect", 417: "OleCreatePropertyFrame",
+	418: "OleLoadPicture", 419: "OleCreatePictureIndirect", 420: "OleCreateFontIndirect",
+	421: "OleTranslateColor",
+}
+
 // ordinalName names the import of ordinal n from DLL lib.
 func ordinalName(lib string, n uint16) string {
 	switch l := strings.ToLower(lib); l {
 	case "ws2_32.dll", "ws2_32", "wsock32.dll", "wsock32":
 		if name, ok := winsockOrdinals[n]; ok {
+			return name
+		}
+	case "oleaut32.dll", "oleaut32":
+		if name, ok := oleautOrdinals[n]; ok {
 			return name
 		}
 	}

@@ -11,9 +11,11 @@ import (
 	"rea/adapters/native"
 )
 
-// ordinalSource calls Windows Sockets and a DLL of its own; the import
-// libraries the test makes import every function by ordinal (NONAME).
+// ordinalSource calls Windows Sockets, OLE Automation (oleaut32) and a
+// DLL of its own; the import libraries the test makes import every
+// function by ordinal (NONAME).
 const ordinalSource = `#include <winsock2.h>
+#include <oleauto.h>
 __declspec(dllimport) int __stdcall Secret(int a);
 
 __attribute__((noinline)) int work(int n) {
@@ -25,11 +27,21 @@ __attribute__((noinline)) int work(int n) {
 	return Secret(n);
 }
 
-int main(int argc, char **argv) { return work(argc); }
+__attribute__((noinline)) int ole(int n) {
+	BSTR b = SysAllocString(L"x");
+	VARIANT v;
+	VariantInit(&v);
+	VariantClear(&v);
+	SysFreeString(b);
+	return n;
+}
+
+int main(int argc, char **argv) { return work(argc) + ole(argc); }
 `
 
 // Imports by ordinal are named: Windows Sockets' by the ordinals its
-// specification fixes (objdump -p lists them by ordinal, with no name),
+// specification fixes and oleaut32's by the ones its DLL has always
+// exported them under (objdump -p lists them by ordinal, with no name),
 // another DLL's as Ordinal_N, each with its DLL. On 32-bit x86 the named
 // ones then take what the Windows API table says they pop, so the stack
 // height stays known across them and connect names its three words.
@@ -51,36 +63,43 @@ func TestPEImportsByOrdinal(t *testing.T) {
 			src := filepath.Join(dir, "ord.c")
 			ws := filepath.Join(dir, "ws2.def")
 			hid := filepath.Join(dir, "hidden.def")
+			ole := filepath.Join(dir, "oleaut32.def")
 			for name, text := range map[string]string{
 				src: ordinalSource,
 				ws:  "LIBRARY ws2_32.dll\nEXPORTS\nWSAStartup" + deco(8) + " @115 NONAME\nsocket" + deco(12) + " @23 NONAME\nconnect" + deco(12) + " @4 NONAME\n",
 				hid: "LIBRARY hidden.dll\nEXPORTS\nSecret" + deco(4) + " @7 NONAME\n",
+				ole: "LIBRARY OLEAUT32.dll\nEXPORTS\nSysAllocString" + deco(4) + " @2 NONAME\nSysFreeString" + deco(4) + " @6 NONAME\n" +
+					"VariantInit" + deco(4) + " @8 NONAME\nVariantClear" + deco(4) + " @9 NONAME\n",
 			} {
 				if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
-			wsLib, hidLib := filepath.Join(dir, "libws2ord.a"), filepath.Join(dir, "libhidden.a")
+			wsLib, hidLib, oleLib := filepath.Join(dir, "libws2ord.a"), filepath.Join(dir, "libhidden.a"), filepath.Join(dir, "liboleord.a")
 			runTool(t, c.dlltool, "-k", "-d", ws, "-l", wsLib)
 			runTool(t, c.dlltool, "-k", "-d", hid, "-l", hidLib)
+			runTool(t, c.dlltool, "-k", "-d", ole, "-l", oleLib)
 			exe := filepath.Join(dir, "ord.exe")
-			runTool(t, c.gcc, "-O1", "-o", exe, src, wsLib, hidLib)
+			runTool(t, c.gcc, "-O1", "-o", exe, src, wsLib, hidLib, oleLib)
 			// The oracle: the import table holds ordinals and no names.
 			dump, err := exec.Command(c.dlltool[:strings.LastIndex(c.dlltool, "-")]+"-objdump", "-p", exe).CombinedOutput()
 			if err != nil {
 				t.Fatalf("objdump -p: %v\n%s", err, dump)
 			}
-			for _, want := range []string{"DLL Name: ws2_32.dll", "DLL Name: hidden.dll"} {
+			for _, want := range []string{"DLL Name: ws2_32.dll", "DLL Name: hidden.dll", "DLL Name: OLEAUT32.dll"} {
 				if !strings.Contains(string(dump), want) {
 					t.Fatalf("objdump -p lists no %q:\n%s", want, dump)
 				}
 			}
-			if strings.Contains(string(dump), "WSAStartup") || strings.Contains(string(dump), "Secret") {
-				t.Fatalf("the imports are by name, not ordinal:\n%s", dump)
+			for _, name := range []string{"WSAStartup", "Secret", "SysAllocString", "VariantClear"} {
+				if strings.Contains(string(dump), name) {
+					t.Fatalf("the imports are by name, not ordinal:\n%s", dump)
+				}
 			}
 
 			libs := importLibraries(t, exe)
-			for name, lib := range map[string]string{"WSAStartup": "ws2_32.dll", "socket": "ws2_32.dll", "connect": "ws2_32.dll", "Ordinal_7": "hidden.dll"} {
+			for name, lib := range map[string]string{"WSAStartup": "ws2_32.dll", "socket": "ws2_32.dll", "connect": "ws2_32.dll", "Ordinal_7": "hidden.dll",
+				"SysAllocString": "OLEAUT32.dll", "SysFreeString": "OLEAUT32.dll", "VariantInit": "OLEAUT32.dll", "VariantClear": "OLEAUT32.dll"} {
 				if libs[name] != lib {
 					t.Errorf("import %s: library %q, want %q (imports %v)", name, libs[name], lib, libs)
 				}
@@ -94,6 +113,12 @@ func TestPEImportsByOrdinal(t *testing.T) {
 			// does not hold.
 			if got := strings.Join(winapiCalls(t, a, vf, nil), " "); got != "2:winapi 3:winapi 3:winapi 0:" {
 				t.Errorf("calls of work: %s, want 2:winapi 3:winapi 3:winapi 0:", got)
+			}
+			// SysAllocString, VariantInit, VariantClear, SysFreeString:
+			// stdcall, a word each.
+			vf = valueFlowAt(t, a, procAddr(t, a, "_ole"))
+			if got := strings.Join(winapiCalls(t, a, vf, nil), " "); got != "1:winapi 1:winapi 1:winapi 1:winapi" {
+				t.Errorf("calls of ole: %s, want 1:winapi 1:winapi 1:winapi 1:winapi", got)
 			}
 			_ = native.ID
 		})

@@ -28,7 +28,10 @@ import (
 // jumps, with the parent's registers): a register holds a slot at a call
 // when every path from the entry to the call loads it from that slot
 // ("mov reg, [S]" of the whole register), or copies it whole from a
-// register that holds the slot there ("mov rax, rbp"), with no other write
+// register that holds the slot there ("mov rax, rbp"; "lea rax, [rbp]"
+// and "lea rax, [rbp+0x0]"; "xchg rax, rbp", which also gives rbp rax's;
+// "push rbp; pop rax", the pop right after the push in one block, as
+// clang -Oz moves), with no other write
 // of it since and no call that clobbers it under the calling convention in
 // between (callee-saved registers survive calls: ebx, esi, edi and ebp on
 // i386; rbx, rbp and r12 to r15 under x86-64 System V, and rsi and rdi too
@@ -58,11 +61,16 @@ import (
 // unresolved, and a block that an unrecovered indirect jump also enters
 // is judged by its other predecessors. The blocks the pass runs over do
 // not end at the calls it finds go to no-return imports (it runs once),
-// which only adds paths. Discovery's own blocks and its no-return
-// procedures come before the reference sweep and do not take these calls
-// in: a procedure whose every path ends in "call esi" of ExitProcess is
-// not found to be no-return, and value flow's blocks keep the fallthrough.
-// Copies are of whole registers only (not xchg, lea or push/pop pairs).
+// which only adds paths. Discovery's own blocks come before the reference
+// sweep and do not take these calls in, and value flow's blocks keep the
+// fallthrough; no-return inference runs the pass itself over a candidate
+// with a call through a register that names no slot (noreturn.go,
+// nrDecode), so a procedure whose every path ends in "call esi" of
+// ExitProcess is found not to return.
+// Copies are of whole registers only (a 32-bit lea or xchg on x86-64
+// cuts the address), and a push and pop copy only as an adjacent pair
+// in one block: with anything between them (another push, a store to
+// the stack) the pop only writes.
 // The pass runs only for a procedure that calls or jumps through a
 // register and loads an import's slot into a register somewhere (resolve
 // checks that from the bytes first; a part, whose loads are its parent's,
@@ -80,6 +88,14 @@ type regOp struct {
 	call    bool
 	jump    bool // an indirect jump through callReg (a tail call when that holds a slot)
 	callReg int8 // the register an indirect call or jump goes through, or -1
+	// swap: an exchange of whole registers ("xchg rbx, r12"): load takes
+	// copyOf's value and copyOf's register load's.
+	swap bool
+	// pushed is 1 + the register a push of one word stores whole ("push
+	// rbx"), popped 1 + the register a pop of one word loads whole ("pop
+	// rax"), 0 for none: a pop right after a push in the same block copies
+	// the pushed register (regCallSlots).
+	pushed, popped int8
 }
 
 // slotRegs holds, for each general-purpose register (gpr's numbering),
@@ -91,9 +107,12 @@ func (s *slotRegs) apply(op *regOp, clobber uint16) {
 	if op.call {
 		kill |= clobber
 	}
-	var copied uint64
+	var copied, swapped uint64
 	if op.copyOf > 0 {
 		copied = s[op.copyOf-1]
+	}
+	if op.swap && op.load >= 0 {
+		swapped = s[op.load]
 	}
 	for kill != 0 {
 		s[bits.TrailingZeros16(kill)] = 0
@@ -104,7 +123,24 @@ func (s *slotRegs) apply(op *regOp, clobber uint16) {
 		s[op.load] = op.slot
 	case op.copyOf > 0 && op.load >= 0:
 		s[op.load] = copied
+		if op.swap {
+			s[op.copyOf-1] = swapped
+		}
 	}
+}
+
+// applyAt applies instruction k, which block starts at first or after,
+// to s: a pop right after a push in the same block ("push rbx; pop rax")
+// copies the pushed register into the popped one; one that starts its
+// block may be reached with another word on the stack, and only writes.
+func (s *slotRegs) applyAt(ops []regOp, k, first int, clobber uint16) {
+	op := &ops[k]
+	if op.popped > 0 && k > first && ops[k-1].pushed > 0 {
+		pair := *op
+		pair.copyOf, pair.load = ops[k-1].pushed, op.popped-1
+		op = &pair
+	}
+	s.apply(op, clobber)
 }
 
 // regCallSlots returns, by instruction index, the import slot each call
@@ -139,7 +175,7 @@ func regCallSlots(flows []flowInsn, blocks []ports.BasicBlock, entry int, ops []
 		queued[bi] = false
 		s := in[bi]
 		for k := first[bi]; k < len(flows) && flows[k].addr < blocks[bi].End; k++ {
-			s.apply(&ops[k], clobber)
+			s.applyAt(ops, k, first[bi], clobber)
 		}
 		for _, e := range blocks[bi].Successors {
 			if e.Kind == ports.EdgeTailCall || e.Kind == ports.EdgeUnresolved {
@@ -183,7 +219,7 @@ func regCallSlots(flows []flowInsn, blocks []ports.BasicBlock, entry int, ops []
 					open[k] = true
 				}
 			}
-			s.apply(&ops[k], clobber)
+			s.applyAt(ops, k, first[bi], clobber)
 		}
 	}
 	return out
@@ -230,7 +266,45 @@ func regOpOf(s *vfSem, isSlot func(uint64) bool) regOp {
 			op.copyOf, op.load = int8(s.copyOf), r
 		}
 	}
+	if s.swapOf > 0 && len(s.defs) == 2 {
+		for _, d := range s.defs {
+			if r, ok := x86GPR[d]; ok && r != int8(s.swapOf)-1 {
+				op.copyOf, op.load, op.swap = int8(s.swapOf), r, true
+			}
+		}
+	}
+	if r, ok := x86GPR[s.pushed]; ok {
+		op.pushed = r + 1
+	}
+	if r, ok := x86GPR[s.popped]; ok {
+		op.popped = r + 1
+	}
 	return op
+}
+
+// wholeGPR returns the number (gpr's) of a when it is a general-purpose
+// register of the mode's width (rbx on x86-64, ebx on 32-bit x86).
+func wholeGPR(a x86asm.Arg, mode int) (int8, bool) {
+	r, ok := a.(x86asm.Reg)
+	if !ok {
+		return -1, false
+	}
+	n, w := x86Reg(r)
+	g, ok := x86GPR[n]
+	return g, ok && w == mode
+}
+
+// leaCopy reports whether inst is "lea dst, [src]" or "lea dst,
+// [src+0x0]" of two different whole registers, which copies src into dst
+// (the same register is isPadLea's padding).
+func leaCopy(inst *x86asm.Inst, mode int) (dst, src int8, ok bool) {
+	m, isMem := inst.Args[1].(x86asm.Mem)
+	if inst.Op != x86asm.LEA || !isMem || m.Index != 0 || m.Disp != 0 || m.Segment != 0 || inst.AddrSize != mode {
+		return -1, -1, false
+	}
+	dst, ok1 := wholeGPR(inst.Args[0], mode)
+	src, ok2 := wholeGPR(m.Base, mode)
+	return dst, src, ok1 && ok2 && dst != src
 }
 
 // regOp summarises the instruction b starts with for the pass, as
@@ -299,11 +373,23 @@ func (d *x86Decoder) regOp(b []byte, in *insn, isSlot func(uint64) bool) regOp {
 		return op
 	case o == x86asm.LEA && isPadLea(&inst, d.mode):
 		return op // gcc's padding, "lea esi, [esi+eiz*1+0x0]": no change
+	case o == x86asm.LEA:
+		if dst, src, ok := leaCopy(&inst, d.mode); ok {
+			def(dst)
+			op.copyOf, op.load = src+1, dst
+			return op
+		}
 	case o == x86asm.PUSH || o == x86asm.PUSHF || o == x86asm.PUSHFD || o == x86asm.PUSHFQ || o == x86asm.RET || o == x86asm.LRET:
 		def(rsp)
+		if g := reg(inst.Args[0]); o == x86asm.PUSH && g >= 0 && inst.DataSize != 16 {
+			op.pushed = g + 1
+		}
 		return op
 	case o == x86asm.POP:
 		def(rsp, reg(inst.Args[0]))
+		if g := reg(inst.Args[0]); g >= 0 && inst.DataSize != 16 {
+			op.popped = g + 1
+		}
 		return op
 	case o == x86asm.LEAVE || o == x86asm.ENTER:
 		def(rsp, rbp)
@@ -336,6 +422,13 @@ func (d *x86Decoder) regOp(b []byte, in *insn, isSlot func(uint64) bool) regOp {
 		def(rax, rcx, rdx, r11)
 	case o == x86asm.XCHG || o == x86asm.XADD:
 		def(reg(inst.Args[1]))
+		r0, ok0 := wholeGPR(inst.Args[0], d.mode)
+		r1, ok1 := wholeGPR(inst.Args[1], d.mode)
+		if o == x86asm.XCHG && ok0 && ok1 && r0 != r1 {
+			def(r0)
+			op.copyOf, op.load, op.swap = r1+1, r0, true
+			return op
+		}
 	case o == x86asm.CMPXCHG:
 		def(rax)
 	}
@@ -501,8 +594,20 @@ func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, ref
 	// just before the call (loadedSlot), which is right only when nothing
 	// jumps to the call: where a path that loads another slot, or none,
 	// joins there, the pass decides (see joined).
+	//
+	// A program's own pointer (no import's slot) loaded just before the
+	// call is not followed over paths (it may change between a load and
+	// the call): where another path joins at the call, the call names no
+	// slot rather than the one this path loaded.
 	var called uint16
 	joins := joined(refs, r)
+	for i := range refs {
+		if ref := &refs[i]; joins[ref.from] && ref.kind == kindCall && ref.flags == flagUnresolved && ref.to != 0 {
+			if _, ok := transferRegister(code[ref.from-r.Start:], x.mode); ok {
+				ref.to = 0
+			}
+		}
+	}
 	for _, ref := range refs {
 		if (ref.kind == kindCall || ref.kind == kindJump) && (ref.flags == flagUnresolved && ref.to == 0 || joins[ref.from]) {
 			if g, ok := transferRegister(code[ref.from-r.Start:], x.mode); ok {
@@ -651,9 +756,10 @@ func (p *program) body(r ports.FunctionRange) ([]ports.FunctionRange, uint64) {
 // in address order) the control flow that calls and jumps through the
 // slot the reference sweep resolves them to (bodySlots) have (flowOf): a
 // jump is a tail call to the slot, a call of an import that does not
-// return ends its block. Function's blocks are built after it; discovery's
-// are not (it runs before the references, and the reference sweep's own
-// blocks do not take these in either).
+// return ends its block, and one the pass reaches with no one slot does
+// not, whatever the load right before it. Function's blocks are built
+// after it; discovery's are not (it runs before the references, and the
+// reference sweep's own blocks do not take these in either).
 func (p *program) registerFlows(ctx context.Context, src source, format string, d decoder, spans []ports.FunctionRange, flows []flowInsn) error {
 	x, ok := d.(*x86Decoder)
 	if !ok || !slices.ContainsFunc(flows, func(f flowInsn) bool {
@@ -664,6 +770,7 @@ func (p *program) registerFlows(ctx context.Context, src source, format string, 
 	sorted := slices.Clone(spans)
 	slices.SortFunc(sorted, func(a, b ports.FunctionRange) int { return cmp.Compare(a.Start, b.Start) })
 	var err error
+	open := map[uint64]bool{}
 	at := newRegCalls(p, format).bodySlots(x, sorted, spans[0].Start, func(start, end uint64) ([]byte, uint64) {
 		b, stop, e := p.partCode(ctx, src, ports.FunctionRange{Start: start, End: end})
 		if e != nil {
@@ -671,13 +778,18 @@ func (p *program) registerFlows(ctx context.Context, src source, format string, 
 			return nil, 0
 		}
 		return b, stop
-	}, nil)
-	if err != nil || len(at) == 0 {
+	}, open)
+	if err != nil {
 		return err
 	}
 	for k := range flows {
 		f := &flows[k]
 		slot, ok := at[f.addr]
+		if open[f.addr] && f.flow == ports.FlowCall {
+			// flowOf took the load right before the call (loadedSlot)
+			// for every path; another joins with another slot, or none.
+			f.noreturn = false
+		}
 		if !ok {
 			continue
 		}

@@ -71,6 +71,54 @@ func TestRegCallSlotsRules(t *testing.T) {
 	}
 }
 
+// TestRegCallSlotsMoves: an exchange moves each register's slot into the
+// other; a pop right after a push copies the pushed register, but not
+// when the pop starts a block (another path may reach it with another
+// word on the stack).
+func TestRegCallSlotsMoves(t *testing.T) {
+	const eax, ebx, esi = 0, 3, 6
+	const s1, s2 = 0x9000, 0x9004
+	none := regOp{callReg: -1, load: -1}
+	load := func(r int8, slot uint64) regOp { op := none; op.defs, op.slot, op.load = 1<<r, slot, r; return op }
+	callReg := func(r int8) regOp { op := none; op.call, op.callReg = true, r; return op }
+	swap := none
+	swap.defs, swap.load, swap.copyOf, swap.swap = 1<<ebx|1<<esi, ebx, esi+1, true
+	push, pop := none, none
+	push.defs, push.pushed = 1<<4, esi+1
+	pop.defs, pop.popped = 1<<4|1<<eax, eax+1
+	type in struct {
+		flow   ports.Flow
+		target uint64
+		op     regOp
+	}
+	prog := []in{
+		{ports.FlowNext, 0, load(ebx, s1)}, // 0x00
+		{ports.FlowNext, 0, load(esi, s2)}, // 0x04
+		{ports.FlowNext, 0, swap},          // 0x08: xchg ebx, esi
+		{ports.FlowCall, 0, callReg(ebx)},  // 0x0c: s2
+		{ports.FlowCall, 0, callReg(esi)},  // 0x10: s1
+		{ports.FlowNext, 0, push},          // 0x14: push esi
+		{ports.FlowNext, 0, pop},           // 0x18: pop eax
+		{ports.FlowCall, 0, callReg(eax)},  // 0x1c: s1
+		{ports.FlowBranch, 0x28, none},     // 0x20
+		{ports.FlowNext, 0, push},          // 0x24: push esi
+		{ports.FlowNext, 0, pop},           // 0x28: pop eax, a jump's target
+		{ports.FlowCall, 0, callReg(eax)},  // 0x2c: none
+		{ports.FlowReturn, 0, none},        // 0x30
+	}
+	var flows []flowInsn
+	var ops []regOp
+	for k, p := range prog {
+		flows = append(flows, flowInsn{addr: uint64(4 * k), size: 4, flow: p.flow, target: p.target, hasTarget: p.target != 0})
+		ops = append(ops, p.op)
+	}
+	blocks, _ := basicBlocks(flows, 0, uint64(4*len(prog)))
+	got := regCallSlots(flows, blocks, 0, ops, clobberMask(cdecl), nil)
+	if want := map[int]uint64{3: s2, 4: s1, 7: s1}; !maps.Equal(got, want) {
+		t.Errorf("calls: got %v, want %v", got, want)
+	}
+}
+
 // TestRegisterBytes tells "call reg" from the other indirect calls, and
 // a whole register's load from memory from other moves, with the
 // register's number.
@@ -131,7 +179,7 @@ func TestRegOpMatchesValueFlow(t *testing.T) {
 	for _, mode := range []int{32, 64} {
 		d := newX86(mode, mm, source{})
 		sem := &x86Sem{d: d}
-		loads, calls, copies, more := 0, 0, 0, 0
+		loads, calls, copies, more, swaps, pushes, pops := 0, 0, 0, 0, 0, 0, 0
 		for n := range 400_000 {
 			for i := range b {
 				b[i] = byte(r.Uint32())
@@ -172,7 +220,8 @@ func TestRegOpMatchesValueFlow(t *testing.T) {
 			if inst, err := x86asm.Decode(b, mode); err == nil && inst.Op == x86asm.LEA && isPadLea(&inst, mode) {
 				want.defs = 0 // the padding lea writes nothing (isPadLea)
 			}
-			if got.call != want.call || got.callReg != want.callReg || got.slot != want.slot || got.load != want.load || got.copyOf != want.copyOf || got.defs&want.defs != want.defs {
+			if got.call != want.call || got.callReg != want.callReg || got.slot != want.slot || got.load != want.load || got.copyOf != want.copyOf || got.defs&want.defs != want.defs ||
+				got.swap != want.swap || got.pushed != want.pushed || got.popped != want.popped {
 				t.Fatalf("mode %d, % x: regOp %+v, value flow's %+v", mode, b[:max(in.size, 1)], got, want)
 			}
 			if got.slot != 0 {
@@ -181,6 +230,15 @@ func TestRegOpMatchesValueFlow(t *testing.T) {
 			if got.copyOf > 0 {
 				copies++
 			}
+			if got.swap {
+				swaps++
+			}
+			if got.pushed > 0 {
+				pushes++
+			}
+			if got.popped > 0 {
+				pops++
+			}
 			if got.callReg >= 0 {
 				calls++
 			}
@@ -188,9 +246,9 @@ func TestRegOpMatchesValueFlow(t *testing.T) {
 				more++
 			}
 		}
-		if loads == 0 || calls == 0 || copies == 0 {
-			t.Fatalf("mode %d: %d slot loads, %d register calls, %d copies: the encodings miss the cases", mode, loads, calls, copies)
+		if loads == 0 || calls == 0 || copies == 0 || swaps == 0 || pushes == 0 || pops == 0 {
+			t.Fatalf("mode %d: %d slot loads, %d register calls, %d copies, %d swaps, %d pushes, %d pops: the encodings miss the cases", mode, loads, calls, copies, swaps, pushes, pops)
 		}
-		t.Logf("mode %d: %d slot loads, %d register calls, %d copies, %d with more writes than the value flow's", mode, loads, calls, copies, more)
+		t.Logf("mode %d: %d slot loads, %d register calls, %d copies (%d swaps), %d pushes, %d pops, %d with more writes than the value flow's", mode, loads, calls, copies, swaps, pushes, pops, more)
 	}
 }

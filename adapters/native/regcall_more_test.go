@@ -515,3 +515,99 @@ func TestRegisterCallsNotFollowed(t *testing.T) {
 		}
 	})
 }
+
+// TestRegisterCallsThroughMoves: a register holding close's slot copied
+// by xchg (both encodings), by lea of the register alone ("lea rax,
+// [rbx]", "lea rcx, [rbx+0x0]") or by an adjacent push and pop ("push
+// rbx; pop rax") makes the call through the copy a call of close, on
+// x86-64 and on 32-bit PIC (testdata/regcall/moves_*.s). The register
+// xchg gave the other value, a lea that adds to the register, lea and
+// xchg of 32-bit registers on x86-64 (the address cut to its low half),
+// and a pop that a path pushing something else also reaches stay
+// unresolved.
+func TestRegisterCallsThroughMoves(t *testing.T) {
+	want := map[string][]bool{ // each function's register calls in order: resolved to the slot or not
+		"viaxchg":   {true, false},
+		"viaxchgax": {true, false},
+		"vialea":    {true, true, false},
+		"viapush":   {true},
+		"pushjoin":  {false},
+		"narrow":    {false, false}, // x86-64 only
+	}
+	for _, c := range []struct{ arch, cc, pkg, file string }{
+		{"amd64", "gcc", "gcc", "moves_amd64.s"},
+		{"386", "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "moves_386.s"},
+	} {
+		t.Run(c.arch, func(t *testing.T) {
+			needToolPkg(t, "objdump", "binutils")
+			src, err := os.ReadFile(filepath.Join("testdata", "regcall", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin := buildProgram(t, c.cc, c.pkg, "p.s", string(src))
+			a := openNative(t, bin)
+			for fn, resolved := range want {
+				if fn == "narrow" && c.arch == "386" {
+					continue
+				}
+				list := objdumpFn(t, "objdump", bin, fn)
+				var slot uint64
+				if c.arch == "386" {
+					for _, s := range gotLoads(t, list) {
+						slot = s
+					}
+				} else if k := slices.IndexFunc(list, func(in odInsn) bool { return in.op == "mov" && in.comment != 0 }); k >= 0 {
+					slot = list[k].comment
+				}
+				if name := importAt(t, a, slot); name != "close" {
+					t.Fatalf("objdump: %s loads %#x (%q), not close's slot", fn, slot, name)
+				}
+				calls := regTransfers(list, "call")
+				if len(calls) != len(resolved) {
+					t.Fatalf("objdump: %s has %d register calls, want %d", fn, len(calls), len(resolved))
+				}
+				for i, call := range calls {
+					if prev := list[slices.IndexFunc(list, func(in odInsn) bool { return in.at == call.at })-1]; prev.op == "mov" && strings.HasPrefix(prev.args, call.args+",") {
+						t.Fatalf("objdump: %s's call at %#x directly follows a load", fn, call.at)
+					}
+					if resolved[i] {
+						wantSlotRef(t, a, call.at, ports.RefCall, slot)
+					} else {
+						wantOpen(t, a, call.at, ports.RefCall)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestRegisterCallsProgramPointers: "mov rax, [rip+fp]; call rax" names
+// the program's pointer fp as the call's slot (unresolved: the program
+// may change it), as "call [rip+fp]" does, in straight-line code; where
+// another path, which loads another pointer or an import's slot, jumps
+// to the call, the load before it does not speak for that path and the
+// call names no slot.
+func TestRegisterCallsProgramPointers(t *testing.T) {
+	needToolPkg(t, "objdump", "binutils")
+	src, err := os.ReadFile(filepath.Join("testdata", "regcall", "pointers_amd64.s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := buildProgram(t, "gcc", "gcc", "p.s", string(src))
+	a := openNative(t, bin)
+	for _, fn := range []string{"fpline", "fpjoin", "fpimport"} {
+		list := objdumpFn(t, "objdump", bin, fn)
+		calls := regTransfers(list, "call")
+		k := slices.IndexFunc(list, func(in odInsn) bool { return len(calls) == 1 && in.at == calls[0].at })
+		if k < 1 || list[k-1].op != "mov" || list[k-1].comment == 0 {
+			t.Fatalf("objdump: %s: no load right before one register call: %+v", fn, list)
+		}
+		if fn != "fpline" {
+			wantOpen(t, a, calls[0].at, ports.RefCall)
+			continue
+		}
+		if r := refFrom(t, a, calls[0].at, ports.RefCall); !r.Unresolved || r.Slot != list[k-1].comment {
+			t.Errorf("fpline's call at %#x: %+v, want it unresolved through %#x", calls[0].at, r, list[k-1].comment)
+		}
+	}
+}

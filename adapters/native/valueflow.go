@@ -210,6 +210,11 @@ type vfSem struct {
 	// format's address when that one does (valueflow_format.go); 0 for
 	// none. A byte, where the struct has room.
 	copyOf uint8
+	// swapOf is 1 + the number (x86Regs) of the second of two whole x86
+	// registers an exchange swaps (xchg rbx, r12: r12), the first its
+	// other def; 0 for none. regcall.go follows it, not the format
+	// constants, which copyOf alone carries.
+	swapOf uint8
 	// pushed is the register a push stores, popped the location a pop
 	// loads (a register, or a memory operand): valueflow_push.go tells the
 	// pushes that only pad the stack.

@@ -209,7 +209,7 @@ func (cc convention) prototypeArity(name string) (calleeArity, bool) {
 		switch {
 		case len(cc.intArgs) == 0: // cdecl
 			ar.words++
-			if p.Type == "double" {
+			if p.Type == "double" || strings.Contains(p.Type, "long long") { // two words (UCRT's options)
 				ar.words++
 			}
 		case positional && i >= len(cc.intArgs):
@@ -353,6 +353,16 @@ func (e *vfEnv) dwarfArity(ctx context.Context, addr uint64) (calleeArity, bool)
 	// Microsoft x64 places by position: f(int, double) takes rcx and
 	// xmm1, not rdx nor xmm0.
 	ar.intHoles, ar.vecHoles = (1<<ar.ints-1)&^ints, (1<<ar.vecs-1)&^vecs
+	// gcc writes no calling convention to DWARF (registerArguments): a
+	// 32-bit callee whose returns pop other than the words DWARF places
+	// takes some in registers (an ELF fastcall's "ret 4" of three ints, the
+	// first two in ecx and edx). One of two words or fewer pops none and
+	// is not told from cdecl.
+	if e.cc.name == cdecl.name {
+		if n, ok := e.calleePops(ctx, addr); ok && n != 0 && n != int64(ar.words)*e.cc.stackWord {
+			return calleeArity{}, false
+		}
+	}
 	return ar, true
 }
 

@@ -280,6 +280,11 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			write(a, false, nil)
 		}
 		out.write = nil
+		r0, ok0 := wholeGPR(args[0], s.d.mode)
+		r1, ok1 := wholeGPR(args[1], s.d.mode)
+		if op == x86asm.XCHG && ok0 && ok1 && r0 != r1 {
+			out.swapOf = uint8(r1) + 1
+		}
 	case op == x86asm.CMPXCHG:
 		use("rax")
 		read(args[1])
@@ -305,6 +310,9 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			}
 		}
 		write(args[0], false, nil)
+		if _, src, ok := leaCopy(&inst, s.d.mode); ok {
+			out.copyOf = uint8(src) + 1 // lea rax, [rbx]: a move
+		}
 	case x86Move[op] || strings.HasPrefix(name, "SET") ||
 		(strings.HasPrefix(name, "V") && !isFMA(name) && name != "VERR" && name != "VERW" && len(args) >= 2):
 		for _, a := range args[1:] {

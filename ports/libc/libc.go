@@ -113,6 +113,27 @@ var prototypes = map[string]string{
 	"__isoc23_swscanf": "const wchar_t *s, const wchar_t *format, ...",
 	"vwprintf":         "const wchar_t *format, va_list ap", "vfwprintf": "FILE *stream, const wchar_t *format, va_list ap",
 	"vswprintf": "wchar_t *s, size_t n, const wchar_t *format, va_list ap",
+	// UCRT's entry points, which its headers' printf and scanf families
+	// call (ucrtbase.dll, api-ms-win-crt-stdio-l1-1-0.dll): options, the
+	// stream or buffer, the format, a locale and the va_list.
+	"__stdio_common_vfprintf":     "unsigned long long options, FILE *stream, const char *format, _locale_t locale, va_list ap",
+	"__stdio_common_vfprintf_s":   "unsigned long long options, FILE *stream, const char *format, _locale_t locale, va_list ap",
+	"__stdio_common_vfprintf_p":   "unsigned long long options, FILE *stream, const char *format, _locale_t locale, va_list ap",
+	"__stdio_common_vsprintf":     "unsigned long long options, char *str, size_t size, const char *format, _locale_t locale, va_list ap",
+	"__stdio_common_vsprintf_s":   "unsigned long long options, char *str, size_t size, const char *format, _locale_t locale, va_list ap",
+	"__stdio_common_vsprintf_p":   "unsigned long long options, char *str, size_t size, const char *format, _locale_t locale, va_list ap",
+	"__stdio_common_vsnprintf_s":  "unsigned long long options, char *str, size_t size, size_t maxcount, const char *format, _locale_t locale, va_list ap",
+	"__stdio_common_vfscanf":      "unsigned long long options, FILE *stream, const char *format, _locale_t locale, va_list ap",
+	"__stdio_common_vsscanf":      "unsigned long long options, const char *str, size_t size, const char *format, _locale_t locale, va_list ap",
+	"__stdio_common_vfwprintf":    "unsigned long long options, FILE *stream, const wchar_t *format, _locale_t locale, va_list ap",
+	"__stdio_common_vfwprintf_s":  "unsigned long long options, FILE *stream, const wchar_t *format, _locale_t locale, va_list ap",
+	"__stdio_common_vfwprintf_p":  "unsigned long long options, FILE *stream, const wchar_t *format, _locale_t locale, va_list ap",
+	"__stdio_common_vswprintf":    "unsigned long long options, wchar_t *s, size_t n, const wchar_t *format, _locale_t locale, va_list ap",
+	"__stdio_common_vswprintf_s":  "unsigned long long options, wchar_t *s, size_t n, const wchar_t *format, _locale_t locale, va_list ap",
+	"__stdio_common_vswprintf_p":  "unsigned long long options, wchar_t *s, size_t n, const wchar_t *format, _locale_t locale, va_list ap",
+	"__stdio_common_vsnwprintf_s": "unsigned long long options, wchar_t *s, size_t n, size_t maxcount, const wchar_t *format, _locale_t locale, va_list ap",
+	"__stdio_common_vfwscanf":     "unsigned long long options, FILE *stream, const wchar_t *format, _locale_t locale, va_list ap",
+	"__stdio_common_vswscanf":     "unsigned long long options, const wchar_t *s, size_t n, const wchar_t *format, _locale_t locale, va_list ap",
 
 	"open": "const char *pathname, int flags, ...", "open64": "const char *pathname, int flags, ...", "creat": "const char *pathname, unsigned int mode",
 	"openat": "int dirfd, const char *pathname, int flags, ...", "fopen": "const char *pathname, const char *mode",

@@ -26,6 +26,8 @@ func TestLookup(t *testing.T) {
 		{"memcpy@plt", []libc.Param{{"dest", "void *"}, {"src", "const void *"}, {"n", "size_t"}}, false, ""},
 		{"qsort", []libc.Param{{"base", "void *"}, {"nmemb", "size_t"}, {"size", "size_t"}, {"compar", "void *"}}, false, "void"},
 		{"abort", nil, false, "void"},
+		{"__stdio_common_vsprintf", []libc.Param{{"options", "unsigned long long"}, {"str", "char *"}, {"size", "size_t"},
+			{"format", "const char *"}, {"locale", "_locale_t"}, {"ap", "va_list"}}, false, ""},
 		{"ioctl", []libc.Param{{"fd", "int"}, {"request", "unsigned long"}}, true, ""},
 	} {
 		fn, ok := libc.Lookup(tc.name)
