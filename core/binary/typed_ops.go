@@ -491,7 +491,7 @@ type TraceCallPathInput struct {
 	MaxDepth      *int   `json:"max_depth,omitempty"`      // Longest path followed (1-12).
 	MaxNodes      *int   `json:"max_nodes,omitempty"`      // Procedures visited at most (1-5000).
 	MaxOperations *int   `json:"max_operations,omitempty"` // Procedure expansions allowed (1-100000).
-	Detail        string `json:"detail,omitempty"`         // With a goal, concise: the path's nodes and edges; complete: all explored.
+	Detail        string `json:"detail,omitempty"`         // concise: the path (or without goal the 40 nearest); complete: all explored.
 }
 
 // TraceCallPathResultNode is part of the result of trace_call_path.

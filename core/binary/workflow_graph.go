@@ -657,7 +657,7 @@ func opTraceCallPath() *core.Operation {
 		Name: "trace_call_path", Title: "Trace Call Path", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "A shortest call path from one procedure to another, breadth-first over callees (forward) or callers (backward), bounded by depth, " +
-			"nodes and operations; without goal, the reachable call graph. found is false when no path was found within the bounds (truncated: they cut the search).",
+			"nodes and operations; without goal, the reachable call graph. found is false when none was found within the bounds (truncated: they cut the search).",
 		Input: core.InputSchema([]string{"start"},
 			`"start": {"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to start from: a name or an address.","examples":["main"]}`,
 			`"goal": {"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to reach: a name or an address."}`,
@@ -665,7 +665,7 @@ func opTraceCallPath() *core.Operation {
 			`"max_depth": {"type":"integer","minimum":1,"maximum":12,"default":6,"description":"Longest path followed (1-12)."}`,
 			`"max_nodes": {"type":"integer","minimum":1,"maximum":5000,"default":500,"description":"Procedures visited at most (1-5000)."}`,
 			`"max_operations": {"type":"integer","minimum":1,"maximum":100000,"default":10000,"description":"Procedure expansions allowed (1-100000)."}`,
-			`"detail": {"enum":["concise","complete"],"default":"concise","description":"With a goal, concise: the path's nodes and edges; complete: all explored."}`),
+			`"detail": {"enum":["concise","complete"],"default":"concise","description":"concise: the path (or without goal the 40 nearest); complete: all explored."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["start","goal","direction","found","path","nodes","edges","explored","truncated"],
  "properties":{"start":` + procRefSchema + `,"goal":{"anyOf":[{"type":"null"},` + procRefSchema + `]},"direction":{"enum":["forward","backward"]},
   "found":{"type":["boolean","null"]},"path":{"type":"array","items":` + procRefSchema + `},
@@ -755,6 +755,13 @@ func opTraceCallPath() *core.Operation {
 					nodes, edges = []CallGraphNode{}, []CallGraphEdge{}
 					lim = append(lim, g.notFound(v.ref(si).Name, goal.Name, deref(in.MaxDepth, 6), deref(in.MaxNodes, 500), budget, ops))
 					said = true
+				}
+			} else if found == nil && !complete {
+				// Without a goal the nearest procedures; the rest (97 KB
+				// on ls's main) only on request.
+				nodes, edges = g.nearest(conciseTraceNodes)
+				if l := g.leftOut(nodes, edges, "the procedures nearest "+v.ref(si).Name+" (breadth-first) and the calls between them"); l != "" {
+					lim = append(lim, l)
 				}
 			}
 			if g.cut && !said {
