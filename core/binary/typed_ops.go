@@ -186,8 +186,13 @@ type ProcedureInfoResult struct {
 	UnresolvedTransferCount int                      `json:"unresolved_transfer_count"`
 }
 
-// ProcedureAssemblyInput is the input of procedure_assembly, the same as ProcedureInfoInput.
-type ProcedureAssemblyInput = ProcedureInfoInput
+// ProcedureAssemblyInput is the input of procedure_assembly.
+type ProcedureAssemblyInput struct {
+	Procedure string `json:"procedure"`          // Procedure name (e.g.
+	Document  string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
+	Offset    *int   `json:"offset,omitempty"`   // First instruction.
+	Limit     *int   `json:"limit,omitempty"`    // Lines returned (1-5000).
+}
 
 // ReadFunctionInstructionsInput is the input of read_function_instructions.
 type ReadFunctionInstructionsInput struct {
