@@ -535,8 +535,14 @@ type TraceFeatureResult struct {
 	Operations int                                `json:"operations"`
 }
 
-// TraceFeatureInput is the input of trace_feature, the same as FindCodeForStringInput.
-type TraceFeatureInput = FindCodeForStringInput
+// TraceFeatureInput is the input of trace_feature.
+type TraceFeatureInput struct {
+	Query         string `json:"query"`                    // Text to look for inside string literals (substring).
+	CaseSensitive *bool  `json:"case_sensitive,omitempty"` // Match case exactly.
+	Limit         *int   `json:"limit,omitempty"`          // Matching strings (or seeds) followed (1-200).
+	MaxOperations *int   `json:"max_operations,omitempty"` // Reference lookups and procedure expansions allowed (1-100000).
+	Detail        string `json:"detail,omitempty"`         // concise: 10 callees and 10 callers of each procedure; complete: all.
+}
 
 // InspectNativeAPIInput is the input of inspect_native_api.
 type InspectNativeAPIInput struct {

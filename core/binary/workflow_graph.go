@@ -180,9 +180,8 @@ func opGetCallGraph() *core.Operation {
 	return &core.Operation{
 		Name: "get_call_graph", Title: "Get Call Graph", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
-		Description: "The call graph around one procedure, depth 1-5 (default 2): forward follows calls and tail calls, backward follows callers. " +
-			"Returned as flat node and edge lists, breadth-first, at most max_nodes nodes (default 48, up to 500) with truncated and a limitation when the walk reached more; " +
-			"nodes count their unresolved indirect calls.",
+		Description: "The call graph around one procedure: forward follows calls and tail calls, backward follows callers. " +
+			"Returned as flat node and edge lists, breadth-first, at most max_nodes nodes; nodes count their unresolved indirect calls.",
 		Input: core.InputSchema([]string{"address"}, `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"The root procedure: an address (0x hex or decimal) or a name.","examples":["0x401000"]}`,
 			`"depth": {"type":"integer","minimum":1,"maximum":5,"default":2,"description":"Levels to follow (1-5)."}`,
 			`"direction": {"enum":["forward","backward"],"default":"forward","description":"forward: callees; backward: callers."}`,
@@ -868,8 +867,9 @@ func opTraceFeature() *core.Operation {
 		Name: "trace_feature", Title: "Trace Feature", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences, core.CapStrings},
 		Description: "Follow a feature from a seed text to code: the strings and names containing the query, the procedures that reference them or bear " +
-			"them, and the call-graph neighbourhood of those procedures (their callers and callees), as flat node and edge lists. Bounded by limit and max_operations.",
-		Input: core.InputSchema([]string{"query"}, stringSearchProps),
+			"them, and the call-graph neighbourhood of those procedures (their callers and callees), as flat node and edge lists.",
+		Input: core.InputSchema([]string{"query"}, stringSearchProps,
+			`"detail": {"enum":["concise","complete"],"default":"concise","description":"concise: 10 callees and 10 callers of each procedure; complete: all."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["query","seeds","procedures","nodes","edges","truncated","operations"],
  "properties":{"query":{"type":"string"},
   "seeds":{"type":"object","additionalProperties":false,"required":["strings","names"],"properties":{"strings":{"type":"array","items":` + stringHitSchema + `},
@@ -960,8 +960,21 @@ func opTraceFeature() *core.Operation {
 			if cut {
 				lim = append(lim, "The trace stopped at limit, max_operations or 500 nodes; more code may use the seeds.")
 			}
+			nodes, edges := core.NonNil(g.nodes), core.NonNil(g.edges)
+			if in.Detail != "complete" {
+				// Each procedure's whole neighbourhood (ls's main alone
+				// has 66 callees) only on request.
+				roots := make([]string, len(users))
+				for k, u := range users {
+					roots[k] = u.Address
+				}
+				nodes, edges = g.around(roots, conciseNeighbours)
+				if l := g.leftOut(nodes, edges, fmt.Sprintf("the procedures using the seeds, with their first %d callees and %d callers,", conciseNeighbours, conciseNeighbours)); l != "" {
+					lim = append(lim, l)
+				}
+			}
 			out := &TraceFeatureResult{Query: q, Seeds: TraceFeatureResultSeeds{Strings: hits, Names: names}, Procedures: users,
-				Nodes: core.NonNil(g.nodes), Edges: core.NonNil(g.edges), Truncated: cut, Operations: budget - ops}
+				Nodes: nodes, Edges: edges, Truncated: cut, Operations: budget - ops}
 			return &core.Observation{Result: out, Limitations: lim}, nil
 		},
 	}
