@@ -70,3 +70,22 @@ func TestTraceCallPathConciseWithoutGoal(t *testing.T) {
 	is.Equal(len(m["nodes"].([]any)), 2)
 	is.True(!slices.ContainsFunc(ev.Limitations, func(l string) bool { return strings.Contains(l, `detail "complete"`) }))
 }
+
+// TestTraceCallPathCutWithoutGoal: a walk without a goal that max_nodes
+// cut said "a path may exist beyond it", though no path was sought. It now
+// says more procedures are reachable, and how to see further.
+func TestTraceCallPathCutWithoutGoal(t *testing.T) {
+	is := is.New(t)
+	exe := wideProgram(t)
+	cs := mcpClient(t)
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": exe}).isError)
+	ev, m := evidence(t, call(t, cs, "trace_call_path", map[string]any{"start": "main", "max_nodes": 10}))
+	is.Equal(m["truncated"], true)
+	is.True(!slices.ContainsFunc(ev.Limitations, func(l string) bool { return strings.Contains(l, "a path may exist") }))
+	is.True(slices.ContainsFunc(ev.Limitations, func(l string) bool {
+		return strings.Contains(l, "stopped at max_nodes or max_operations") && strings.Contains(l, "more procedures are reachable")
+	}))
+	// With a goal the warning is about the path.
+	ev, _ = evidence(t, call(t, cs, "trace_call_path", map[string]any{"start": "main", "goal": "leaf", "max_nodes": 200, "max_operations": 1}))
+	is.True(slices.ContainsFunc(ev.Limitations, func(l string) bool { return strings.Contains(l, "max_operations") }))
+}

@@ -764,7 +764,11 @@ func opTraceCallPath() *core.Operation {
 				}
 			}
 			if g.cut && !said {
-				lim = append(lim, "The search stopped at max_nodes or max_operations; a path may exist beyond it.")
+				if found == nil {
+					lim = append(lim, "The walk stopped at max_nodes or max_operations; more procedures are reachable beyond it (raise them to see further).")
+				} else {
+					lim = append(lim, "The search stopped at max_nodes or max_operations; a path may exist beyond it.")
+				}
 			}
 			if found != nil && !*found && forward {
 				// A call through a register or a table was not followed: the
