@@ -619,21 +619,28 @@ func rangeLocation(r ports.FunctionRange) []core.Location {
 	return []core.Location{{Kind: "address-range", Start: core.Hex(r.Start), End: core.Hex(r.End)}}
 }
 
-// maxAssemblyLines bounds procedure_assembly; read_function_instructions
-// pages through longer procedures.
-const maxAssemblyLines = 5000
+// procedure_assembly pages its listing with read_function_instructions'
+// offset and limit; a line costs about 30 bytes, so the default page is
+// 200 lines (ls's main, 1,400 lines, was 44 KB whole) and a page at most
+// 5000.
+const (
+	assemblyPageLimit    = 200
+	maxAssemblyPageLimit = 5000
+)
 
 func opProcedureAssembly() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_assembly", Title: "Procedure Assembly", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions},
 		Description: "The disassembly of one procedure as text, one instruction per line (\"0x401126: push rbp\"), in the provider's syntax " +
-			"(rea-native: Intel for x86, GNU for AArch64). At most 5000 lines; page longer procedures with read_function_instructions.",
-		Input:    core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
+			"(rea-native: Intel for x86, GNU for AArch64).",
+		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp,
+			`"offset": {"type":"integer","minimum":0,"default":0,"description":"First instruction."}`,
+			`"limit": {"type":"integer","minimum":1,"maximum":5000,"default":200,"description":"Lines returned (1-5000)."}`),
 		Result:   json.RawMessage(`{"type":"string"}`),
-		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
+		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main","offset":200}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			in, err := core.Input[ProcedureInfoInput](c)
+			in, err := core.Input[ProcedureAssemblyInput](c)
 			if err != nil {
 				return nil, err
 			}
@@ -641,18 +648,24 @@ func opProcedureAssembly() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			f, err := v.function(ctx, i, maxAssemblyLines)
+			offset, limit := deref(in.Offset, 0), deref(in.Limit, assemblyPageLimit)
+			f, err := v.function(ctx, i, min(offset+limit, 1<<30))
 			if err != nil {
 				return nil, err
 			}
+			total := max(f.InstructionCount, len(f.Instructions))
+			page := f.Instructions[min(offset, len(f.Instructions)):min(offset+limit, len(f.Instructions))]
 			var b strings.Builder
-			for _, in := range f.Instructions {
+			for _, in := range page {
 				fmt.Fprintf(&b, "%s: %s\n", core.Hex(in.Address), in.Text)
 			}
 			var lim []string
-			if n := f.InstructionCount - len(f.Instructions); n > 0 {
-				fmt.Fprintf(&b, "; %d more instructions: read_function_instructions with offset %d\n", n, len(f.Instructions))
-				lim = append(lim, fmt.Sprintf("The listing stops after %d of %d instructions.", len(f.Instructions), f.InstructionCount))
+			if next := offset + len(page); next < total && len(page) > 0 {
+				fmt.Fprintf(&b, "; %d more instructions: procedure_assembly with offset %d\n", total-next, next)
+				lim = append(lim, fmt.Sprintf("This page lists %d of %d instructions (from offset %d); procedure_assembly with offset %d reads the rest (limit up to %d).",
+					len(page), total, offset, next, maxAssemblyPageLimit))
+			} else if len(page) == 0 && offset > 0 {
+				lim = append(lim, fmt.Sprintf("offset %d is past the procedure's last instruction (it has %d).", offset, total))
 			}
 			if f.Truncated {
 				lim = append(lim, "The provider stopped decoding this procedure at its instruction cap.")

@@ -794,7 +794,7 @@ func opBinaryOverview() *core.Operation {
 		Name: "binary_overview", Title: "Binary Overview", Kind: core.KindEnhanced, Effects: listEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapDocuments, core.CapSegments, core.CapProcedures, core.CapStrings},
 		Description: "Overview of the open target composed from list_documents, list_segments, list_procedures and list_strings: counts, segments, and (detailed) " +
-			"the first procedures and strings. Works with any provider that answers those primitives, including the built-in rea-native. " +
+			"the first procedures and strings. " +
 			"It answers at once: on a target with much code the procedures are those known from symbol and unwind tables (procedure_list \"tables\") " +
 			"while whole-file discovery runs in the background; list_procedures waits for it.",
 		Input: core.InputSchema(nil, `"detail": {"enum":["concise","detailed"],"default":"concise","description":"concise: counts and segments; detailed: also the first procedures and strings."}`,

@@ -186,8 +186,13 @@ type ProcedureInfoResult struct {
 	UnresolvedTransferCount int                      `json:"unresolved_transfer_count"`
 }
 
-// ProcedureAssemblyInput is the input of procedure_assembly, the same as ProcedureInfoInput.
-type ProcedureAssemblyInput = ProcedureInfoInput
+// ProcedureAssemblyInput is the input of procedure_assembly.
+type ProcedureAssemblyInput struct {
+	Procedure string `json:"procedure"`          // Procedure name (e.g.
+	Document  string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
+	Offset    *int   `json:"offset,omitempty"`   // First instruction.
+	Limit     *int   `json:"limit,omitempty"`    // Lines returned (1-5000).
+}
 
 // ReadFunctionInstructionsInput is the input of read_function_instructions.
 type ReadFunctionInstructionsInput struct {
@@ -491,7 +496,7 @@ type TraceCallPathInput struct {
 	MaxDepth      *int   `json:"max_depth,omitempty"`      // Longest path followed (1-12).
 	MaxNodes      *int   `json:"max_nodes,omitempty"`      // Procedures visited at most (1-5000).
 	MaxOperations *int   `json:"max_operations,omitempty"` // Procedure expansions allowed (1-100000).
-	Detail        string `json:"detail,omitempty"`         // With a goal, concise: the path's nodes and edges; complete: all explored.
+	Detail        string `json:"detail,omitempty"`         // concise: the path (or without goal the 40 nearest); complete: all explored.
 }
 
 // TraceCallPathResultNode is part of the result of trace_call_path.
@@ -530,8 +535,14 @@ type TraceFeatureResult struct {
 	Operations int                                `json:"operations"`
 }
 
-// TraceFeatureInput is the input of trace_feature, the same as FindCodeForStringInput.
-type TraceFeatureInput = FindCodeForStringInput
+// TraceFeatureInput is the input of trace_feature.
+type TraceFeatureInput struct {
+	Query         string `json:"query"`                    // Text to look for inside string literals (substring).
+	CaseSensitive *bool  `json:"case_sensitive,omitempty"` // Match case exactly.
+	Limit         *int   `json:"limit,omitempty"`          // Matching strings (or seeds) followed (1-200).
+	MaxOperations *int   `json:"max_operations,omitempty"` // Reference lookups and procedure expansions allowed (1-100000).
+	Detail        string `json:"detail,omitempty"`         // concise: 10 callees and 10 callers of each procedure; complete: all.
+}
 
 // InspectNativeAPIInput is the input of inspect_native_api.
 type InspectNativeAPIInput struct {

@@ -289,7 +289,7 @@ func opAnalyzeFunction() *core.Operation {
 			"pseudo-code (unavailable with its reason when the provider does not decompile), and native_value_flow: per-instruction defined and used " +
 			"locations, def-use edges, effects (memory writes, calls, returns) and parameters inferred from argument registers and stack slots read " +
 			"before any write, up to the provider's cap (or unavailable with its reason). Every collection is paged " +
-			"{items, returned, total, truncated, next_offset}; the instruction scan is bounded by max_instructions. By default the result is concise (each collection's first 8 items) " +
+			"{items, returned, total, truncated, next_offset}. By default the result is concise (each collection's first 8 items) " +
 			"and the complete dossier is retained and linked from evidence_links, to read through inspect_analysis_view; detail \"complete\" returns it inline.",
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"required":["procedure"],
  "properties":{` + procedureProp + `,

@@ -180,9 +180,8 @@ func opGetCallGraph() *core.Operation {
 	return &core.Operation{
 		Name: "get_call_graph", Title: "Get Call Graph", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
-		Description: "The call graph around one procedure, depth 1-5 (default 2): forward follows calls and tail calls, backward follows callers. " +
-			"Returned as flat node and edge lists, breadth-first, at most max_nodes nodes (default 48, up to 500) with truncated and a limitation when the walk reached more; " +
-			"nodes count their unresolved indirect calls.",
+		Description: "The call graph around one procedure: forward follows calls and tail calls, backward follows callers. " +
+			"Returned as flat node and edge lists, breadth-first, at most max_nodes nodes; nodes count their unresolved indirect calls.",
 		Input: core.InputSchema([]string{"address"}, `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"The root procedure: an address (0x hex or decimal) or a name.","examples":["0x401000"]}`,
 			`"depth": {"type":"integer","minimum":1,"maximum":5,"default":2,"description":"Levels to follow (1-5)."}`,
 			`"direction": {"enum":["forward","backward"],"default":"forward","description":"forward: callees; backward: callers."}`,
@@ -657,7 +656,7 @@ func opTraceCallPath() *core.Operation {
 		Name: "trace_call_path", Title: "Trace Call Path", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "A shortest call path from one procedure to another, breadth-first over callees (forward) or callers (backward), bounded by depth, " +
-			"nodes and operations; without goal, the reachable call graph. found is false when no path was found within the bounds (truncated: they cut the search).",
+			"nodes and operations; without goal, the reachable call graph. found is false when none was found within the bounds (truncated: they cut the search).",
 		Input: core.InputSchema([]string{"start"},
 			`"start": {"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to start from: a name or an address.","examples":["main"]}`,
 			`"goal": {"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to reach: a name or an address."}`,
@@ -665,7 +664,7 @@ func opTraceCallPath() *core.Operation {
 			`"max_depth": {"type":"integer","minimum":1,"maximum":12,"default":6,"description":"Longest path followed (1-12)."}`,
 			`"max_nodes": {"type":"integer","minimum":1,"maximum":5000,"default":500,"description":"Procedures visited at most (1-5000)."}`,
 			`"max_operations": {"type":"integer","minimum":1,"maximum":100000,"default":10000,"description":"Procedure expansions allowed (1-100000)."}`,
-			`"detail": {"enum":["concise","complete"],"default":"concise","description":"With a goal, concise: the path's nodes and edges; complete: all explored."}`),
+			`"detail": {"enum":["concise","complete"],"default":"concise","description":"concise: the path (or without goal the 40 nearest); complete: all explored."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["start","goal","direction","found","path","nodes","edges","explored","truncated"],
  "properties":{"start":` + procRefSchema + `,"goal":{"anyOf":[{"type":"null"},` + procRefSchema + `]},"direction":{"enum":["forward","backward"]},
   "found":{"type":["boolean","null"]},"path":{"type":"array","items":` + procRefSchema + `},
@@ -756,9 +755,20 @@ func opTraceCallPath() *core.Operation {
 					lim = append(lim, g.notFound(v.ref(si).Name, goal.Name, deref(in.MaxDepth, 6), deref(in.MaxNodes, 500), budget, ops))
 					said = true
 				}
+			} else if found == nil && !complete {
+				// Without a goal the nearest procedures; the rest (97 KB
+				// on ls's main) only on request.
+				nodes, edges = g.nearest(conciseTraceNodes)
+				if l := g.leftOut(nodes, edges, "the procedures nearest "+v.ref(si).Name+" (breadth-first) and the calls between them"); l != "" {
+					lim = append(lim, l)
+				}
 			}
 			if g.cut && !said {
-				lim = append(lim, "The search stopped at max_nodes or max_operations; a path may exist beyond it.")
+				if found == nil {
+					lim = append(lim, "The walk stopped at max_nodes or max_operations; more procedures are reachable beyond it (raise them to see further).")
+				} else {
+					lim = append(lim, "The search stopped at max_nodes or max_operations; a path may exist beyond it.")
+				}
 			}
 			if found != nil && !*found && forward {
 				// A call through a register or a table was not followed: the
@@ -861,8 +871,9 @@ func opTraceFeature() *core.Operation {
 		Name: "trace_feature", Title: "Trace Feature", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences, core.CapStrings},
 		Description: "Follow a feature from a seed text to code: the strings and names containing the query, the procedures that reference them or bear " +
-			"them, and the call-graph neighbourhood of those procedures (their callers and callees), as flat node and edge lists. Bounded by limit and max_operations.",
-		Input: core.InputSchema([]string{"query"}, stringSearchProps),
+			"them, and the call-graph neighbourhood of those procedures (their callers and callees), as flat node and edge lists.",
+		Input: core.InputSchema([]string{"query"}, stringSearchProps,
+			`"detail": {"enum":["concise","complete"],"default":"concise","description":"concise: 10 callees and 10 callers of each procedure; complete: all."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["query","seeds","procedures","nodes","edges","truncated","operations"],
  "properties":{"query":{"type":"string"},
   "seeds":{"type":"object","additionalProperties":false,"required":["strings","names"],"properties":{"strings":{"type":"array","items":` + stringHitSchema + `},
@@ -953,8 +964,21 @@ func opTraceFeature() *core.Operation {
 			if cut {
 				lim = append(lim, "The trace stopped at limit, max_operations or 500 nodes; more code may use the seeds.")
 			}
+			nodes, edges := core.NonNil(g.nodes), core.NonNil(g.edges)
+			if in.Detail != "complete" {
+				// Each procedure's whole neighbourhood (ls's main alone
+				// has 66 callees) only on request.
+				roots := make([]string, len(users))
+				for k, u := range users {
+					roots[k] = u.Address
+				}
+				nodes, edges = g.around(roots, conciseNeighbours)
+				if l := g.leftOut(nodes, edges, fmt.Sprintf("the procedures using the seeds, with their first %d callees and %d callers,", conciseNeighbours, conciseNeighbours)); l != "" {
+					lim = append(lim, l)
+				}
+			}
 			out := &TraceFeatureResult{Query: q, Seeds: TraceFeatureResultSeeds{Strings: hits, Names: names}, Procedures: users,
-				Nodes: core.NonNil(g.nodes), Edges: core.NonNil(g.edges), Truncated: cut, Operations: budget - ops}
+				Nodes: nodes, Edges: edges, Truncated: cut, Operations: budget - ops}
 			return &core.Observation{Result: out, Limitations: lim}, nil
 		},
 	}
