@@ -74,3 +74,30 @@ func TestCompareScenarioCapturesTakeRetainedEvidence(t *testing.T) {
 	is.Equal(byRef["parameters"].(map[string]any)["before_scenario"], retained(a))
 	is.Equal(inline["parameters"].(map[string]any)["after_scenario"].(map[string]any)["kind"], "inline")
 }
+
+// compare_web_screenshots takes capture_web_screenshot Evidence by
+// reference, and its parameters never repeat a PNG's base64 (two 70 KB
+// screenshots were 137 KB of the answer before).
+func TestCompareScreenshotsTakeRetainedEvidence(t *testing.T) {
+	is := is.New(t)
+	s := session(t, richFake(), nil)
+	shot := mustCall(t, s, "capture_web_screenshot", map[string]any{"cdp_endpoint": ep, "target_id": "T1"})
+	art := result(shot)["artifact"].(map[string]any)
+
+	byRef := mustCall(t, s, "compare_web_screenshots", map[string]any{"before": retained(shot), "after": retained(shot)})
+	is.Equal(result(byRef)["status"], "identical")
+	is.Equal(byRef["parameters"].(map[string]any)["before"], retained(shot))
+	is.Equal(byRef["evidence_links"], []any{shot["evidence_id"]})
+
+	inline := mustCall(t, s, "compare_web_screenshots", map[string]any{"before": art, "after": retained(shot)})
+	is.Equal(result(inline), result(byRef))
+	is.Equal(inline["parameters"].(map[string]any)["before"], map[string]any{"kind": "inline", "sha256": art["sha256"]})
+	raw, _ := json.Marshal(inline["parameters"])
+	is.True(!strings.Contains(string(raw), art["data_base64"].(string)))
+
+	in := mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"})
+	_, err := call(t, s, "compare_web_screenshots", map[string]any{"before": retained(in), "after": art})
+	var e *core.Error
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeEvidenceIntegrityMismatch)
+}
