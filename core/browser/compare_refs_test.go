@@ -3,12 +3,16 @@ package browser_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 
 	"rea/core"
+	"rea/ports"
+	"rea/ports/portstest"
 )
 
 func retained(ev map[string]any) map[string]any {
@@ -100,4 +104,68 @@ func TestCompareScreenshotsTakeRetainedEvidence(t *testing.T) {
 	var e *core.Error
 	is.True(errors.As(err, &e))
 	is.Equal(e.Code, core.CodeEvidenceIntegrityMismatch)
+}
+
+// bigPage is richFake with 120 DOM and 120 accessibility nodes.
+func bigPage() *portstest.BrowserFake {
+	f := richFake()
+	dom := []ports.BrowserDOMNode{{Index: 0, ParentIndex: -1, NodeType: 9, NodeName: "#document"}}
+	ax := []ports.BrowserAXNode{{NodeID: "ax0", Role: "RootWebArea"}}
+	for i := 1; i < 120; i++ {
+		dom = append(dom, ports.BrowserDOMNode{Index: i, ParentIndex: 0, NodeType: 1, NodeName: "LI", AttributeNames: []string{"class"}})
+		ax = append(ax, ports.BrowserAXNode{NodeID: fmt.Sprint("ax", i), ParentID: "ax0", Role: "listitem"})
+	}
+	f.Capture.DOM.Nodes, f.Capture.DOM.TotalNodes = dom, len(dom)
+	f.Capture.Accessibility.Nodes, f.Capture.Accessibility.TotalNodes = ax, len(ax)
+	return f
+}
+
+// inspect_web_page is concise by default on a large page: the first nodes
+// of the DOM and the accessibility tree with their totals, both sections
+// marked truncated, and the complete record retained as
+// parent_evidence_id, which compare_web_captures compares. Before, a
+// 300-item page gave 290 KB, 286 KB of it the two node lists.
+func TestInspectWebPageConciseByDefault(t *testing.T) {
+	is := is.New(t)
+	s := session(t, bigPage(), nil)
+	args := map[string]any{"cdp_endpoint": ep, "target_id": "T1"}
+	ev := mustCall(t, s, "inspect_web_page", args)
+	r := result(ev)
+	dom, ax := r["dom"].(map[string]any), r["accessibility"].(map[string]any)
+	is.Equal(len(dom["nodes"].([]any)), 50)
+	is.Equal(dom["total_nodes"], 120.0)
+	is.Equal(len(ax["nodes"].([]any)), 50)
+	is.Equal(ax["total_nodes"], 120.0)
+	trunc := r["completeness"].(map[string]any)["truncated_sections"].([]any)
+	is.True(slices.Contains(trunc, any("dom")) && slices.Contains(trunc, any("accessibility")))
+	parent := r["parent_evidence_id"]
+	is.True(parent != nil)
+	is.Equal(ev["evidence_links"], []any{parent})
+	lims, _ := json.Marshal(r["limitations"])
+	is.True(strings.Contains(string(lims), `detail \"complete\"`))
+	raw, _ := json.Marshal(ev)
+
+	args["detail"] = "complete"
+	full := mustCall(t, s, "inspect_web_page", args)
+	fr := result(full)
+	is.Equal(len(fr["dom"].(map[string]any)["nodes"].([]any)), 120)
+	is.Equal(len(fr["accessibility"].(map[string]any)["nodes"].([]any)), 120)
+	is.Equal(fr["parent_evidence_id"], nil)
+	rawFull, _ := json.Marshal(full)
+	is.True(len(raw) < len(rawFull))
+
+	// Concise inspections compare as their complete records, by
+	// reference or inline.
+	ev2 := mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"})
+	for _, pair := range [][2]any{{retained(ev), retained(ev2)}, {result(ev), result(ev2)}} {
+		d := mustCall(t, s, "compare_web_captures", map[string]any{"before": map[string]any{"inspection": pair[0]}, "after": map[string]any{"inspection": pair[1]}})
+		dims := result(d)["dimensions"].(map[string]any)
+		is.Equal(dims["dom_structure"].(map[string]any)["status"], "unchanged")
+		is.True(slices.Contains(d["evidence_links"].([]any), parent))
+	}
+
+	// A small page is whole, with no parent.
+	small := result(mustCall(t, session(t, richFake(), nil), "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	is.Equal(small["parent_evidence_id"], nil)
+	is.Equal(len(small["dom"].(map[string]any)["nodes"].([]any)), 2)
 }

@@ -184,5 +184,38 @@ func resolveCaptures(c *core.Call, args *webCompareArgs, scenario bool) ([]core.
 			links = append(links, ev.EvidenceID)
 		}
 	}
+	if !scenario {
+		for _, in := range []*webInspection{&args.Before.Inspection, &args.After.Inspection} {
+			if id := completeInspection(c, in); id != "" && !slices.Contains(links, id) {
+				links = append(links, id)
+			}
+		}
+	}
 	return links, nil
+}
+
+// completeInspection replaces a concise inspection (inspect_web_page's
+// default on a large page, whose DOM and accessibility lists hold their
+// first nodes) with the complete record its parent_evidence_id names, when
+// this connection retains it, and returns that record's ID. Otherwise the
+// concise inspection stays: it marks both sections truncated, so they
+// compare as unknown, never as unchanged.
+func completeInspection(c *core.Call, in *webInspection) core.EvidenceID {
+	if in.ParentEvidenceID == "" {
+		return ""
+	}
+	id, err := core.ParseEvidenceID(in.ParentEvidenceID)
+	if err != nil {
+		return ""
+	}
+	ev, err := c.Resolve(id)
+	if err != nil || ev.Operation != "inspect_web_page" {
+		return ""
+	}
+	var full webInspection
+	if err := json.Unmarshal(ev.NormalizedResult, &full); err != nil || full.ParentEvidenceID != "" {
+		return ""
+	}
+	*in = full
+	return ev.EvidenceID
 }

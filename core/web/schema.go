@@ -328,7 +328,9 @@ func passiveCaptureDefs() js {
 				"values_redacted":       jsConst(true),
 			}),
 			"limitations": jsArr(jsStr()),
-		}, "schema_version"), "The complete normalized_result of inspect_web_page. schema_version is optional because newer captures omit it."),
+			"parent_evidence_id": jsDesc(jsPattern(`^ev_[0-9a-f]{64}$`),
+				"Only on a concise result (DOM and accessibility cut to their first nodes): the retained complete record, which compare_web_captures reads instead."),
+		}, "schema_version", "parent_evidence_id"), "The normalized_result of inspect_web_page. schema_version is optional because newer captures omit it."),
 		"web_script": jsObj(js{
 			"script_key": jsPattern(`^scr_[0-9a-f]{64}(_[0-9]+)?$`),
 			"frame_id":   jsNullable(jsStr()), "url": jsStr(), "origin": jsNullable(jsStr()), "cdp_hash": jsStrLen(0, 512),
