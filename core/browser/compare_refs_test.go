@@ -43,7 +43,11 @@ func TestCompareWebCapturesTakesRetainedEvidence(t *testing.T) {
 	p := byRef["parameters"].(map[string]any)
 	is.Equal(p["before"], map[string]any{"inspection": retained(in1), "webmcp": retained(w)})
 	is.Equal(p["after"].(map[string]any)["inspection"], retained(in2))
-	is.Equal(byRef["evidence_links"], []any{in1["evidence_id"], w["evidence_id"], in2["evidence_id"]})
+	want := []any{in1["evidence_id"], w["evidence_id"]}
+	if in2["evidence_id"] != in1["evidence_id"] { // two captures in one millisecond are one record
+		want = append(want, in2["evidence_id"])
+	}
+	is.Equal(byRef["evidence_links"], want)
 
 	p = inline["parameters"].(map[string]any)
 	got := p["before"].(map[string]any)["inspection"].(map[string]any)
