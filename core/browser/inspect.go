@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
@@ -40,7 +41,8 @@ func opInspectPage() *core.Operation {
 		Kind:    core.KindApplication,
 		Effects: passiveEffects,
 		Input: schemaObj([]string{"cdp_endpoint", "target_id"}, propEndpoint, propTarget, propOrigins, inspectOptions,
-			`"include_script_sources":{"type":"boolean","default":false,"description":"Keep script sources (1 MiB each, 4 MiB in all) as rea://web-content artifacts."}`),
+			`"include_script_sources":{"type":"boolean","default":false,"description":"Keep script sources (1 MiB each, 4 MiB in all) as rea://web-content artifacts."}`,
+			`"detail":{"enum":["concise","complete"],"default":"concise","description":"concise: DOM and accessibility keep their first 50 nodes (totals counted) and the complete record is retained as parent_evidence_id; complete: every node."}`),
 		Result:      defResult("web_inspection"),
 		Examples:    ex(`{"cdp_endpoint":"http://127.0.0.1:9222","target_id":"E3A1C0DE"}`, `{"cdp_endpoint":"http://127.0.0.1:9222","target_id":"E3A1C0DE","observation_ms":1000,"include_script_sources":true,"include_storage_keys":true}`),
 		Unavailable: browserUnavailable,
@@ -83,7 +85,57 @@ func handleInspectPage(ctx context.Context, c *core.Call) (any, error) {
 	c.Observe("normalizing capture")
 	res := normalizeInspection(pc, req)
 	fitScriptSources(res, pc, c.ResultBytes)
-	return observed(b.Info(), pc.Browser, "rea.web-page-inspection/v2", res, nil), nil
+	obs := observed(b.Info(), pc.Browser, "rea.web-page-inspection/v2", res, nil)
+	if in.Detail == "complete" || len(res.DOM.Nodes) <= conciseNodes && len(res.Accessibility.Nodes) <= conciseNodes {
+		return obs, nil
+	}
+	return conciseInspection(c, obs, res, pc)
+}
+
+// conciseNodes is how many DOM and accessibility nodes a concise
+// inspect_web_page result keeps of each.
+const conciseNodes = 50
+
+// conciseInspection seals the complete inspection as a "detail":"complete"
+// call records it, retains it, and returns the concise result: the DOM and
+// accessibility lists cut to their first conciseNodes nodes (pre-order, so
+// the top of each tree; total_nodes still counts all), both sections
+// marked truncated, parent_evidence_id and evidence_links[0] naming the
+// complete record. On a 300-item page the two lists were 286 KB of a
+// 290 KB result. compare_web_captures reads the complete record through
+// parent_evidence_id; reconcile_javascript_runtime reads only scripts,
+// which stay whole.
+func conciseInspection(c *core.Call, obs *core.Observation, res *InspectWebPageResult, pc *ports.BrowserPageCapture) (*core.Observation, error) {
+	params := maps.Clone(c.Args)
+	params["detail"] = "complete"
+	parent, err := c.Seal(c.Op, params, obs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Retain(parent); err != nil {
+		return nil, err
+	}
+	page := *res
+	var cut []string
+	if n := len(res.DOM.Nodes); n > conciseNodes {
+		page.DOM.Nodes = res.DOM.Nodes[:conciseNodes]
+		cut = append(cut, fmt.Sprintf("%d of %d DOM nodes", conciseNodes, n))
+		pc.Completeness.Truncated = append(pc.Completeness.Truncated, "dom")
+	}
+	if n := len(res.Accessibility.Nodes); n > conciseNodes {
+		page.Accessibility.Nodes = res.Accessibility.Nodes[:conciseNodes]
+		cut = append(cut, fmt.Sprintf("%d of %d accessibility nodes", conciseNodes, n))
+		pc.Completeness.Truncated = append(pc.Completeness.Truncated, "accessibility")
+	}
+	page.Completeness = completeness(pc.Completeness, pageAttachLimited)
+	page.ParentEvidenceID = string(parent.EvidenceID)
+	page.Limitations = append(slices.Clone(res.Limitations), fmt.Sprintf("Concise: the first %s are listed (document order); "+
+		"the complete record is %s (parent_evidence_id, which compare_web_captures compares), "+
+		"or call again with detail \"complete\".", strings.Join(cut, " and "), parent.EvidenceID))
+	out := *obs
+	out.Result = &page
+	out.Links = []core.EvidenceID{parent.EvidenceID}
+	return &out, nil
 }
 
 // normalizeInspection derives inspect_web_page's result from the raw capture.

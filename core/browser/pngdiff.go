@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"rea/core"
@@ -28,9 +29,10 @@ const (
 	maxRegions       = 256
 )
 
-var screenshotInput = `{"type":"object","additionalProperties":false,"required":["data_base64"],
- "description":"A PNG screenshot artifact: the artifact of a capture_web_screenshot result (uri, sha256 and bytes are checked when present) or any PNG as base64.",
- "properties":{"uri":{"type":"string"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"bytes":{"type":"integer","minimum":1},"media_type":{"const":"image/png"},"data_base64":{"type":"string","minLength":1,"maxLength":44739244}}}`
+var screenshotInput = `{"description":"capture_web_screenshot Evidence retained on this connection, its artifact (uri, sha256 and bytes checked when present), or any PNG as base64.","anyOf":[
+ {"type":"object","additionalProperties":false,"required":["kind","evidence_id"],"properties":{"kind":{"const":"retained-evidence"},"evidence_id":{"type":"string","pattern":"^ev_[0-9a-f]{64}$"}}},
+ {"type":"object","additionalProperties":false,"required":["data_base64"],
+ "properties":{"uri":{"type":"string"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"bytes":{"type":"integer","minimum":1},"media_type":{"const":"image/png"},"data_base64":{"type":"string","minLength":1,"maxLength":44739244}}}]}`
 
 func opCompareScreenshots() *core.Operation {
 	return &core.Operation{
@@ -38,13 +40,14 @@ func opCompareScreenshots() *core.Operation {
 		Title: "Compare Web Screenshots",
 		Description: "Compare two PNG screenshots locally (no browser): identical, different or dimension_mismatch, with changed pixel " +
 			"count and ratio (a pixel changes when any RGBA channel differs by more than channel_threshold), maximum and mean channel " +
-			"difference, a perceptual luminance difference and difference hash distance, and the bounding regions of the changes.",
+			"difference, a perceptual luminance difference and difference hash distance, and the bounding regions of the changes. " +
+			"Parameters keep a reference, or an inline PNG's SHA-256 only.",
 		Kind:    core.KindApplication,
 		Effects: core.Effects{Idempotent: true, MutatesSession: true},
-		Input: schemaObj([]string{"before", "after"},
-			`"before":`+screenshotInput, `"after":`+screenshotInput,
-			`"channel_threshold":{"type":"integer","minimum":0,"maximum":255,"default":0,"description":"Largest per-channel difference still counted as unchanged."}`,
-			`"maximum_pixels":{"type":"integer","minimum":1,"maximum":32000000,"default":16000000,"description":"Largest image (width × height) decoded."}`),
+		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"required":["before","after"],` +
+			`"$defs":{"shot":` + screenshotInput + `},"properties":{"before":{"$ref":"#/$defs/shot"},"after":{"$ref":"#/$defs/shot"},` +
+			`"channel_threshold":{"type":"integer","minimum":0,"maximum":255,"default":0,"description":"Largest per-channel difference still counted as unchanged."},` +
+			`"maximum_pixels":{"type":"integer","minimum":1,"maximum":32000000,"default":16000000,"description":"Largest image (width × height) decoded."}}}`),
 		Result:   screenshotDiffSchema,
 		Examples: ex(`{"before":{"data_base64":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="},"after":{"data_base64":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="},"channel_threshold":8}`),
 		Handler:  handleCompareScreenshots,
@@ -246,6 +249,19 @@ func handleCompareScreenshots(ctx context.Context, c *core.Call) (any, error) {
 	}
 	maxPx := intOr(in.MaximumPixels, defaultMaxPixels)
 	thr := intOr(in.ChannelThreshold, 0)
+	var links []core.EvidenceID
+	for _, side := range []struct {
+		name string
+		dst  *CompareWebScreenshotsInputBefore
+	}{{"before", &in.Before}, {"after", &in.After}} {
+		id, err := retainedScreenshot(c, side.name, side.dst)
+		if err != nil {
+			return nil, err
+		}
+		if id != "" && !slices.Contains(links, id) {
+			links = append(links, id)
+		}
+	}
 	before, bh, err := readScreenshot(op, "before", in.Before, maxPx)
 	if err != nil {
 		return nil, err
@@ -254,6 +270,14 @@ func handleCompareScreenshots(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The Evidence keeps a retained reference as sent and an inline PNG as
+	// its digest: the answer repeats the parameters, and two 70 KB
+	// screenshots came back as base64 before.
+	for side, h := range map[string]string{"before": bh, "after": ah} {
+		if m, _ := c.Args[side].(map[string]any); m["kind"] != "retained-evidence" {
+			c.Args[side] = map[string]any{"kind": "inline", "sha256": h}
+		}
+	}
 	res := &CompareWebScreenshotsResult{SchemaVersion: 1,
 		Before:           CompareWebScreenshotsResultBefore{Width: before.w, Height: before.h, SHA256: bh},
 		After:            CompareWebScreenshotsResultBefore{Width: after.w, Height: after.h, SHA256: ah},
@@ -261,7 +285,7 @@ func handleCompareScreenshots(ctx context.Context, c *core.Call) (any, error) {
 		Limitations: []string{"Pixels are compared channel by channel in RGBA (RGB images get alpha 255); colour profiles and gamma chunks are ignored."}}
 	if before.w != after.w || before.h != after.h {
 		res.Status = "dimension_mismatch"
-		return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Predicate: "rea.web-screenshot-diff/v1"}, nil
+		return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Predicate: "rea.web-screenshot-diff/v1", Links: links}, nil
 	}
 	w, h := before.w, before.h
 	cw, chh := (w+regionCell-1)/regionCell, (h+regionCell-1)/regionCell
@@ -310,7 +334,35 @@ func handleCompareScreenshots(ctx context.Context, c *core.Call) (any, error) {
 	res.MaximumChannelDelta, res.MeanChannelDelta = &maxDelta, &mean
 	res.Perceptual = &CompareWebScreenshotsResultPerceptual{MeanLumaDelta: &lumaDelta, DhashDistance: &dist}
 	res.Regions, res.OmittedRegions = regions, omitted
-	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Predicate: "rea.web-screenshot-diff/v1"}, nil
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Predicate: "rea.web-screenshot-diff/v1", Links: links}, nil
+}
+
+// retainedScreenshot reads the artifact of the capture_web_screenshot
+// Evidence the argument side names into dst, when it is a retained
+// reference, and returns the Evidence's ID ("" for an inline artifact).
+func retainedScreenshot(c *core.Call, side string, dst *CompareWebScreenshotsInputBefore) (core.EvidenceID, error) {
+	if m, _ := c.Args[side].(map[string]any); m["kind"] != "retained-evidence" {
+		return "", nil
+	}
+	ev, err := c.EvidenceArg(side)
+	if err != nil {
+		return "", err
+	}
+	if ev.Operation != "capture_web_screenshot" || ev.PredicateType != "rea.web-screenshot/v1" {
+		return "", &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
+			Message:     fmt.Sprintf("evidence %s: wrong operation (expected capture_web_screenshot, got %s)", ev.EvidenceID, ev.Operation),
+			Remediation: "Pass capture_web_screenshot Evidence recorded on this connection, or its artifact inline.",
+			Details:     map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "wrong_operation", "expected": "capture_web_screenshot", "actual": ev.Operation}}
+	}
+	var r struct {
+		Artifact CompareWebScreenshotsInputBefore `json:"artifact"`
+	}
+	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil {
+		return "", core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{side}, Reason: core.ReasonInvalidValue, Message: "retained screenshot does not decode: " + err.Error()})
+	}
+	*dst = r.Artifact
+	c.KeepReference(side, ev)
+	return ev.EvidenceID, nil
 }
 
 func absf(x float64) float64 {

@@ -60,6 +60,7 @@ type InspectWebPageInput struct {
 	IncludeStorageKeys         *bool    `json:"include_storage_keys,omitempty"`         // List localStorage, sessionStorage, IndexedDB and Cache Storage names.
 	IncludeWebsocketShapes     *bool    `json:"include_websocket_shapes,omitempty"`     // Summarize text WebSocket payloads as value-free shapes.
 	ObservationMS              *int     `json:"observation_ms,omitempty"`               // Observation window in milliseconds.
+	Detail                     string   `json:"detail,omitempty"`                       // concise (default): DOM and accessibility cut to their first nodes; complete: every node.
 }
 
 // InspectWebPageResultAccessibilityNodeState is web.WebInspectionAccessibilityNodeState: the capture core/web compares.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"path"
 	"slices"
@@ -43,7 +44,8 @@ func opReconcile() *core.Operation {
   "limits":{"type":"object","additionalProperties":false,"properties":{
     "max_runtime_entities":{"type":"integer","minimum":1,"maximum":1000000,"default":10000},
     "max_reconciliation_items":{"type":"integer","minimum":1,"maximum":1000000,"default":20000},
-    "max_static_load_states":{"type":"integer","minimum":1,"maximum":1000000,"default":20000}}}}}`),
+    "max_static_load_states":{"type":"integer","minimum":1,"maximum":1000000,"default":20000}}},
+  "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: load states other than resident-in-loaded-asset (summary counts all); complete: every one."}}}`),
 		Result:   reconcileSchema,
 		Examples: ex(`{"static_layers":[{"role":"application","analysis":` + retainedExample + `}],"runtime_observations":[{"kind":"retained-evidence","evidence_id":"ev_1111111111111111111111111111111111111111111111111111111111111111"}]}`),
 		Handler:  handleReconcile,
@@ -298,6 +300,7 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 	roles := app.processRoles()
 	states := []StaticLoadState{}
 	stateCount := map[string]int{}
+	resident := 0 // resident-in-loaded-asset states left out of a concise result
 	// A static module is resident in a loaded asset when loading that asset
 	// put it in memory: a bundled module (the asset contains it), or an
 	// original source listed by a source map the asset (or one of its
@@ -379,6 +382,10 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 			st.State, st.Reason = "unknown", "no complete capture exercised the application root"
 		}
 		stateCount[st.State]++
+		if st.State == "resident-in-loaded-asset" && in.Detail != "complete" {
+			resident++ // counted in summary; a bundle gives one per module
+			continue
+		}
 		states = append(states, st)
 	}
 	slices.SortFunc(states, func(a, b StaticLoadState) int {
@@ -442,6 +449,10 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 			"not-observed-in-capture means only that the supplied captures did not see the module load; code paths the run did not exercise stay unobserved.",
 		},
 	}
+	if resident > 0 {
+		res.Limitations = append(res.Limitations, fmt.Sprintf("%d resident-in-loaded-asset load states (modules or sources inside a loaded asset) "+
+			"are counted in summary.load_state_resident_in_loaded_asset, not listed; detail \"complete\" lists them.", resident))
+	}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceInferred, Authority: authorityInference,
 		Predicate: "rea.javascript-runtime-reconciliation/v1", Links: links}, nil
 }
@@ -457,6 +468,7 @@ type reconcileArgs struct {
 	} `json:"static_layers"`
 	RuntimeObservations []struct{}       `json:"runtime_observations"`
 	Limits              *ReconcileLimits `json:"limits,omitempty"`
+	Detail              string           `json:"detail,omitempty"`
 }
 
 // reconciliationKey is a reconciliation item without its id: the id is

@@ -530,6 +530,7 @@ type ReconcileJavaScriptRuntimeInput struct {
 	StaticLayers        []StaticLayer     `json:"static_layers"`
 	RuntimeObservations []json.RawMessage `json:"runtime_observations"` // Evidence, inline or retained
 	Limits              *ReconcileLimits  `json:"limits,omitempty"`
+	Detail              string            `json:"detail,omitempty"` // concise (default) or complete: whether resident-in-loaded-asset load states are listed
 }
 
 // ReconciledLayerMapping is a layer's mapping as the result echoes it.

@@ -19,10 +19,11 @@ const webOpName = "compare_web_captures"
 
 // Examples of compare_web_captures, by position in op.Examples.
 const (
-	webExBrief          = 0 // two small scenario captures whose click leads elsewhere (the one advertised)
-	webExPassivePlain   = 1 // identical inspections, no webmcp
-	webExScenario       = 2 // build id differs, normalized by a rule
-	webExPassiveChanged = 3 // before/after differ by a vendor script; both with webmcp
+	webExRetained       = 0 // two retained inspect_web_page references with placeholder IDs (the one advertised)
+	webExBrief          = 1 // two small scenario captures whose click leads elsewhere
+	webExPassivePlain   = 2 // identical inspections, no webmcp
+	webExScenario       = 3 // build id differs, normalized by a rule
+	webExPassiveChanged = 4 // before/after differ by a vendor script; both with webmcp
 )
 
 var (
@@ -236,7 +237,7 @@ func TestCompareWebCapturesDeclaration(t *testing.T) {
 	is.True(len(full) < 9<<10)
 	ex := op.AdvertisedExamples(c)
 	is.Equal(len(ex), 1)
-	is.Equal(string(ex[0]), string(op.Examples[webExBrief]))
+	is.Equal(string(ex[0]), string(op.Examples[webExRetained]))
 }
 
 func TestCompareWebCapturesExamplesValidate(t *testing.T) {
@@ -410,6 +411,10 @@ func TestCompareWebCapturesThroughSession(t *testing.T) {
 		t.Run(fmt.Sprint("example", i), func(t *testing.T) {
 			is := is.New(t)
 			res, err := webCall(context.Background(), t, json.RawMessage(op.Examples[i]))
+			if i == webExRetained { // its placeholder IDs name nothing in a new session
+				is.Equal(core.AsError(webOpName, err).Code, core.CodeEvidenceIntegrityMismatch)
+				return
+			}
 			is.NoErr(err)
 			raw, err := res.StructuredJSON()
 			is.NoErr(err)
@@ -476,7 +481,7 @@ func FuzzCompareWebCaptures(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := core.NewSession(cat, reg, nil).Call(context.Background(), webOpName, data, nil)
 		if err != nil {
-			if c := core.AsError(webOpName, err).Code; c != core.CodeInvalidRequest {
+			if c := core.AsError(webOpName, err).Code; c != core.CodeInvalidRequest && c != core.CodeEvidenceIntegrityMismatch {
 				t.Fatalf("code %s: %v", c, err)
 			}
 			return

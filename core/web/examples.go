@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"rea/core"
 )
@@ -266,10 +267,15 @@ func webCompareExamples() []json.RawMessage {
 // buildWebCompareExamples builds webCompareExamples' text (generated into
 // schemas_generated.go, like the schemas).
 func buildWebCompareExamples() []json.RawMessage {
-	// The first, two small scenario captures whose click leads elsewhere, is
-	// advertised; the others (complete captures, 11 KB and more) exceed
-	// ExampleBudget with it and stay test examples.
+	// The first, two retained inspect_web_page references (the IDs are
+	// placeholders: an agent passes the evidence_id its inspections
+	// returned), is advertised; the others (inline captures, 4 KB and
+	// more) exceed ExampleBudget with it and stay test examples.
+	ref := func(digit string) jv {
+		return jv{"kind": "retained-evidence", "evidence_id": "ev_" + strings.Repeat(digit, 64)}
+	}
 	examples := []any{
+		jv{"before": jv{"inspection": ref("0")}, "after": jv{"inspection": ref("1"), "webmcp": nil}},
 		jv{"before_scenario": exScenarioBrief(exOrigin+"/cart", 120), "after_scenario": exScenarioBrief(exOrigin+"/basket", 95)},
 		jv{"before": jv{"inspection": exInspection(false)}, "after": jv{"inspection": exInspection(false), "webmcp": nil}},
 		jv{"before_scenario": exScenario("2026.03.01", 120), "after_scenario": exScenario("2026.03.02", 95),

@@ -59,7 +59,8 @@ func (c *webCompleteness) excludedFor(section, reason string) bool {
 }
 
 type webInspection struct {
-	Target struct {
+	ParentEvidenceID string `json:"parent_evidence_id"`
+	Target           struct {
 		TargetID string `json:"target_id"`
 		URL      string `json:"url"`
 	} `json:"target"`

@@ -328,7 +328,9 @@ func passiveCaptureDefs() js {
 				"values_redacted":       jsConst(true),
 			}),
 			"limitations": jsArr(jsStr()),
-		}, "schema_version"), "The complete normalized_result of inspect_web_page. schema_version is optional because newer captures omit it."),
+			"parent_evidence_id": jsDesc(jsPattern(`^ev_[0-9a-f]{64}$`),
+				"Only on a concise result (DOM and accessibility cut to their first nodes): the retained complete record, which compare_web_captures reads instead."),
+		}, "schema_version", "parent_evidence_id"), "The normalized_result of inspect_web_page. schema_version is optional because newer captures omit it."),
 		"web_script": jsObj(js{
 			"script_key": jsPattern(`^scr_[0-9a-f]{64}(_[0-9]+)?$`),
 			"frame_id":   jsNullable(jsStr()), "url": jsStr(), "origin": jsNullable(jsStr()), "cdp_hash": jsStrLen(0, 512),
@@ -370,9 +372,9 @@ func passiveCaptureDefs() js {
 			"limitations":  jsArr(jsStr()),
 		}, "schema_version"), "The complete normalized_result of discover_webmcp_tools."),
 		"web_passive_capture": jsDesc(jsObj(js{
-			"inspection": jsDesc(jsRef("web_inspection"), "The complete normalized_result of inspect_web_page."),
-			"webmcp": jsDesc(jsNullable(jsRef("web_webmcp_discovery")),
-				"The complete normalized_result of discover_webmcp_tools for the same page, or null when none was captured."),
+			"inspection": jsDesc(jsAnyOf(jsRef("web_retained"), jsRef("web_inspection")), "inspect_web_page Evidence retained on this connection, or its normalized_result."),
+			"webmcp": jsDesc(jsAnyOf(jsNull(), jsRef("web_retained"), jsRef("web_webmcp_discovery")),
+				"discover_webmcp_tools Evidence or normalized_result for the same page, or null."),
 		}, "webmcp"), "One passive capture of a page."),
 	}
 }
@@ -552,6 +554,10 @@ func scenarioCaptureDefs() js {
 var maxChangesSchema = jsDesc(js{"type": "integer", "minimum": 1, "maximum": 20000, "default": defaultMaxChanges},
 	"Maximum change records (passive) or artifact differences (scenario) to retain; the rest are counted as omitted.")
 
+// retainedSchema is a retained Evidence reference, as every compare tool
+// takes one: {"kind":"retained-evidence","evidence_id"}.
+var retainedSchema = jsObj(js{"kind": jsConst("retained-evidence"), "evidence_id": jsPattern(`^ev_[0-9a-f]{64}$`)})
+
 // webCompareProduced names the operations whose results the captures are:
 // tools/list advertises these definitions shallowly (an object naming the
 // producer's output schema $id), and the server validates them in full.
@@ -573,15 +579,16 @@ func buildWebCompareInputSchema() json.RawMessage {
 	for k, v := range scenarioCaptureDefs() {
 		defs[k] = v
 	}
+	defs["web_retained"] = retainedSchema
 	passive := jsObj(js{
-		"before":      jsDesc(jsRef("web_passive_capture"), "The earlier passive capture: inspection (inspect_web_page result) and optional webmcp (discover_webmcp_tools result or null)."),
+		"before":      jsDesc(jsRef("web_passive_capture"), "The earlier passive capture."),
 		"after":       jsDesc(jsRef("web_passive_capture"), "The later passive capture, shaped like before."),
 		"max_changes": maxChangesSchema,
 	}, "max_changes")
 	passive["required"] = []any{"before", "after"}
 	scenario := jsObj(js{
-		"before_scenario": jsDesc(jsRef("web_scenario_capture"), "The earlier capture_browser_scenario result."),
-		"after_scenario":  jsDesc(jsRef("web_scenario_capture"), "The later capture_browser_scenario result."),
+		"before_scenario": jsDesc(jsAnyOf(jsRef("web_retained"), jsRef("web_scenario_capture")), "The earlier capture_browser_scenario Evidence or result."),
+		"after_scenario":  jsDesc(jsAnyOf(jsRef("web_retained"), jsRef("web_scenario_capture")), "The later one."),
 		"normalization": jsDesc(js{"$ref": "#/$defs/web_normalization", "default": map[string]any{"rules": []any{}}},
 			"Literal normalization rules applied to both captures before comparing; defaults to no rules."),
 		"max_changes": maxChangesSchema,

@@ -408,6 +408,9 @@ type WebInspection struct {
 	Target        WebInspectionTarget        `json:"target"`
 	Workers       []WebInspectionWorker      `json:"workers"`
 	SchemaVersion int                        `json:"schema_version,omitempty"`
+	// ParentEvidenceID names the retained complete record behind a concise
+	// result (inspect_web_page's default on a large page); empty otherwise.
+	ParentEvidenceID string `json:"parent_evidence_id,omitempty"`
 }
 
 // WebWebMCPDiscoveryTarget is part of the input of compare_web_captures.
