@@ -851,21 +851,27 @@ func TestLiveScreenshotReadsVisibility(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	e := cdp.New(nil)
-	v, err := e.PageVisibility(ctx, ports.BrowserTargetRef{Endpoint: endpoint, TargetID: tid})
-	is.NoErr(err)
-	is.Equal(v, "visible")
+	// The read says "" (unknown) while the document is not there yet, as
+	// on a loaded machine right after a navigation: ask again until it
+	// knows, for at most 10 s.
+	read := func(ref ports.BrowserTargetRef) string {
+		var v string
+		var err error
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if v, err = e.PageVisibility(ctx, ref); err == nil && v != "" || time.Now().After(deadline) {
+				break
+			}
+		}
+		is.NoErr(err)
+		return v
+	}
+	is.Equal(read(ports.BrowserTargetRef{Endpoint: endpoint, TargetID: tid}), "visible")
 	dctx, _ := driver(t, endpoint)
 	bg := true
 	created, err := chromedp.Call(dctx, target.CreateTarget, target.CreateTargetParams{URL: site + "/app/other", Background: &bg})
 	is.NoErr(err)
 	hidden := ports.BrowserTargetRef{Endpoint: endpoint, TargetID: string(created.TargetID)}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if v, err = e.PageVisibility(ctx, hidden); err == nil && v != "" || time.Now().After(deadline) {
-			break
-		}
-	}
-	is.NoErr(err)
-	is.Equal(v, "hidden")
+	is.Equal(read(hidden), "hidden")
 	s, err := e.CaptureScreenshot(ctx, ports.BrowserScreenshotRequest{Target: hidden})
 	is.NoErr(err)
 	is.True(s.Width > 0)
