@@ -1,4 +1,4 @@
-package diff_test
+package main
 
 import (
 	"context"
