@@ -37,3 +37,30 @@ func TestTraceFeatureConcise(t *testing.T) {
 		return strings.Contains(l, want) && strings.Contains(l, `detail "complete"`)
 	}))
 }
+
+// A cut trace names the bound that stopped it (it said "limit,
+// max_operations or 500 nodes"), so an agent raises the right one.
+func TestTraceFeatureNamesItsBound(t *testing.T) {
+	is := is.New(t)
+	exe := wideProgram(t)
+	cs := mcpClient(t)
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": exe}).isError)
+	stopped := func(args map[string]any) string {
+		ev, _ := evidence(t, call(t, cs, "trace_feature", args))
+		for _, l := range ev.Limitations {
+			if strings.HasPrefix(l, "The trace stopped: ") {
+				return l
+			}
+		}
+		return ""
+	}
+	// Finding the seed and walking from main take more than one operation.
+	l := stopped(map[string]any{"query": "color", "max_operations": 1})
+	is.True(strings.Contains(l, "max_operations (1) ran out"))
+	is.True(!strings.Contains(l, "limit ("))
+	// The program's strings hold "f" many times: one is taken.
+	l = stopped(map[string]any{"query": "f", "limit": 1})
+	is.True(strings.Contains(l, "limit (1) cut the seeds"))
+	is.True(!strings.Contains(l, "max_operations"))
+	is.Equal(stopped(map[string]any{"query": "color"}), "") // nothing cut
+}

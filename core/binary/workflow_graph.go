@@ -950,6 +950,7 @@ func opTraceFeature() *core.Operation {
 				}
 			}
 			c.Observe(fmt.Sprintf("%d procedures use the seeds; expanding their neighbourhood", len(users)))
+			seedCut, opsAfterSeeds := cut, ops
 			g := newGraph(v, 500)
 			for _, u := range users {
 				a, _ := core.ParseHex(u.Address)
@@ -962,7 +963,19 @@ func opTraceFeature() *core.Operation {
 			cut = cut || g.cut
 			var lim []string
 			if cut {
-				lim = append(lim, "The trace stopped at limit, max_operations or 500 nodes; more code may use the seeds.")
+				// Name the bound that stopped it, so the agent raises the
+				// right one.
+				var by []string
+				if seedCut && opsAfterSeeds > 0 {
+					by = append(by, fmt.Sprintf("limit (%d) cut the seeds", limit))
+				}
+				if ops <= 0 {
+					by = append(by, fmt.Sprintf("max_operations (%d) ran out", budget))
+				}
+				if len(g.nodes) >= g.maxNodes {
+					by = append(by, fmt.Sprintf("the graph reached its %d nodes", g.maxNodes))
+				}
+				lim = append(lim, "The trace stopped: "+strings.Join(by, "; ")+"; more code may use the seeds.")
 			}
 			nodes, edges := core.NonNil(g.nodes), core.NonNil(g.edges)
 			if in.Detail != "complete" {
