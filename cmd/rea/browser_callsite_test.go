@@ -1,18 +1,10 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
-
-	"rea/adapters/cdp"
-	"rea/ports"
 )
 
 // callsJS makes requests through a keyed callee, two parenthesized ones
@@ -38,50 +30,17 @@ tick();
 // callee), and an XHR's endpoint at its open() call with send_location at
 // the send() call the request's initiator names.
 func TestLiveCallSitesAgree(t *testing.T) {
-	if cdp.FindChromium() == "" {
-		t.Skip("chromium is not installed (apt-get install -y chromium); live browser tests skipped")
-	}
 	is := is.New(t)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/app", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<!doctype html><meta charset="utf-8"><script src="/calls.js"></script><title>calls</title><p>calls</p>`)
-	})
-	mux.HandleFunc("/calls.js", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		fmt.Fprint(w, callsJS)
-	})
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "{}") })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	ctx := context.Background()
-	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: srv.URL + "/app"})
-	if err != nil {
-		t.Fatalf("launch chromium: %v", err)
-	}
-	t.Cleanup(func() { b.Close(ctx) })
-	target := ""
-	for deadline := time.Now().Add(20 * time.Second); target == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if l, err := cdp.New(nil).ListTargets(ctx, ports.BrowserListRequest{Endpoint: b.Endpoint()}); err == nil {
-			for _, tg := range l.Targets {
-				if strings.HasPrefix(tg.URL, srv.URL+"/app") && tg.Title == "calls" {
-					target = tg.TargetID
-				}
-			}
-		}
-	}
-	if target == "" {
-		t.Fatal("the page never appeared")
-	}
+	endpoint, target, site := livePage(t, "calls", callsJS)
 	cs := mcpClient(t)
-	base := map[string]any{"cdp_endpoint": b.Endpoint(), "target_id": target}
-	_, insp := evidence(t, call(t, cs, "inspect_web_page", map[string]any{"cdp_endpoint": b.Endpoint(), "target_id": target, "observation_ms": 500}))
+	base := map[string]any{"cdp_endpoint": endpoint, "target_id": target}
+	_, insp := evidence(t, call(t, cs, "inspect_web_page", map[string]any{"cdp_endpoint": endpoint, "target_id": target, "observation_ms": 500}))
 	num := func(v any) int { return int(v.(float64)) }
 	initiator := map[string][2]int{}
 	for _, it := range insp["network"].(map[string]any)["requests"].([]any) {
 		r := it.(map[string]any)
 		in := r["initiator"].(map[string]any)
-		path := strings.TrimPrefix(r["url"].(string), srv.URL)
+		path := strings.TrimPrefix(r["url"].(string), site)
 		if _, seen := initiator[path]; !seen && strings.HasPrefix(path, "/api/") && in["line"] != nil {
 			initiator[path] = [2]int{num(in["line"]), num(in["column"])}
 			t.Logf("initiator of %s at %d:%d %q", path, num(in["line"]), num(in["column"]), textAt(t, callsJS, num(in["line"]), num(in["column"])))

@@ -43,39 +43,37 @@ func textAt(t *testing.T, src string, line, col int) string {
 	return string(utf16.Decode(u[col:]))
 }
 
-// TestLiveCodeLocationsAgree: over MCP, inspect_web_page's network
-// initiator and console entry and analyze_web_bundle's endpoint name
-// places in the served script with one convention (line 1-based, column
-// 0-based in UTF-16 code units): each points at its text, and the bundle
-// analysis puts the fetch where the initiator does (V8's call position).
-func TestLiveCodeLocationsAgree(t *testing.T) {
+// livePage serves an HTML page titled title that loads script (its text
+// js, at /NAME.js) and answers {} under /api/, launches Chromium on it with
+// extra flags, and returns the DevTools endpoint, the page's target and
+// the server's URL; it skips without Chromium.
+func livePage(t *testing.T, title, js string, extra ...string) (endpoint, target, site string) {
+	t.Helper()
 	if cdp.FindChromium() == "" {
 		t.Skip("chromium is not installed (apt-get install -y chromium); live browser tests skipped")
 	}
-	is := is.New(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/app", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<!doctype html><meta charset="utf-8"><script src="/loc.js"></script><title>loc</title><p>loc</p>`)
+		fmt.Fprintf(w, `<!doctype html><meta charset="utf-8"><script src="/%s.js"></script><title>%s</title><p>%s</p>`, title, title, title)
 	})
-	mux.HandleFunc("/loc.js", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/"+title+".js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		fmt.Fprint(w, locJS)
+		fmt.Fprint(w, js)
 	})
-	mux.HandleFunc("/api/loc", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "{}") })
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "{}") })
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
-	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: srv.URL + "/app"})
+	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: srv.URL + "/app", ExtraArgs: extra})
 	if err != nil {
 		t.Fatalf("launch chromium: %v", err)
 	}
 	t.Cleanup(func() { b.Close(ctx) })
-	target := ""
 	for deadline := time.Now().Add(20 * time.Second); target == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if l, err := cdp.New(nil).ListTargets(ctx, ports.BrowserListRequest{Endpoint: b.Endpoint()}); err == nil {
 			for _, tg := range l.Targets {
-				if strings.HasPrefix(tg.URL, srv.URL+"/app") && tg.Title == "loc" {
+				if strings.HasPrefix(tg.URL, srv.URL+"/app") && tg.Title == title {
 					target = tg.TargetID
 				}
 			}
@@ -84,9 +82,20 @@ func TestLiveCodeLocationsAgree(t *testing.T) {
 	if target == "" {
 		t.Fatal("the page never appeared")
 	}
+	return b.Endpoint(), target, srv.URL
+}
+
+// TestLiveCodeLocationsAgree: over MCP, inspect_web_page's network
+// initiator and console entry and analyze_web_bundle's endpoint name
+// places in the served script with one convention (line 1-based, column
+// 0-based in UTF-16 code units): each points at its text, and the bundle
+// analysis puts the fetch where the initiator does (V8's call position).
+func TestLiveCodeLocationsAgree(t *testing.T) {
+	is := is.New(t)
+	endpoint, target, _ := livePage(t, "loc", locJS)
 	cs := mcpClient(t)
-	base := map[string]any{"cdp_endpoint": b.Endpoint(), "target_id": target}
-	_, insp := evidence(t, call(t, cs, "inspect_web_page", map[string]any{"cdp_endpoint": b.Endpoint(), "target_id": target, "observation_ms": 500}))
+	base := map[string]any{"cdp_endpoint": endpoint, "target_id": target}
+	_, insp := evidence(t, call(t, cs, "inspect_web_page", map[string]any{"cdp_endpoint": endpoint, "target_id": target, "observation_ms": 500}))
 	num := func(v any) int { return int(v.(float64)) }
 	initLine, initCol := -1, -1
 	for _, it := range insp["network"].(map[string]any)["requests"].([]any) {
@@ -137,45 +146,12 @@ if (api === "document") {
 // both must name the same line and column, the callee's name
 // registerTool, as rea places a call with no literal argument.
 func TestLiveWebMCPLocationAgrees(t *testing.T) {
-	if cdp.FindChromium() == "" {
-		t.Skip("chromium is not installed (apt-get install -y chromium); live browser tests skipped")
-	}
 	is := is.New(t)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/app", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<!doctype html><meta charset="utf-8"><script src="/wm.js"></script><title>wm</title><p>wm</p>`)
-	})
-	mux.HandleFunc("/wm.js", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		fmt.Fprint(w, wmJS)
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	ctx := context.Background()
-	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: srv.URL + "/app",
-		ExtraArgs: []string{"--enable-features=WebMCPTesting,WebMCP"}})
-	if err != nil {
-		t.Fatalf("launch chromium: %v", err)
-	}
-	t.Cleanup(func() { b.Close(ctx) })
-	target := ""
-	for deadline := time.Now().Add(20 * time.Second); target == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if l, err := cdp.New(nil).ListTargets(ctx, ports.BrowserListRequest{Endpoint: b.Endpoint()}); err == nil {
-			for _, tg := range l.Targets {
-				if strings.HasPrefix(tg.URL, srv.URL+"/app") && tg.Title == "wm" {
-					target = tg.TargetID
-				}
-			}
-		}
-	}
-	if target == "" {
-		t.Fatal("the page never appeared")
-	}
+	endpoint, target, _ := livePage(t, "wm", wmJS, "--enable-features=WebMCPTesting,WebMCP")
 	cs := mcpClient(t)
-	base := map[string]any{"cdp_endpoint": b.Endpoint(), "target_id": target}
+	base := map[string]any{"cdp_endpoint": endpoint, "target_id": target}
 	num := func(v any) int { return int(v.(float64)) }
-	_, disc := evidence(t, call(t, cs, "discover_webmcp_tools", map[string]any{"cdp_endpoint": b.Endpoint(), "target_id": target, "observation_ms": 300}))
+	_, disc := evidence(t, call(t, cs, "discover_webmcp_tools", map[string]any{"cdp_endpoint": endpoint, "target_id": target, "observation_ms": 300}))
 	if disc["status"] != "available" {
 		t.Skipf("this Chromium build has no WebMCP domain: %v", disc["unavailable_reason"])
 	}
