@@ -159,12 +159,16 @@ func handleCaptureProcessScenario(ctx context.Context, c *core.Call) (any, error
 	}
 	name := filepath.Base(pc.Executable.Path)
 	sha := pc.Executable.SelectedSHA256
-	return &core.Observation{Result: res, Raw: captureRaw(pc), Limitations: lim, Confidence: core.ConfidenceObserved,
+	obs := &core.Observation{Result: res, Raw: captureRaw(pc), Limitations: lim, Confidence: core.ConfidenceObserved,
 		Predicate: CapturePredicate, Authority: "controlled-replay",
 		Subject:     &core.Subject{Name: name, Digest: core.SubjectDigest{SHA256: sha}, Format: "executable", LocalPath: pc.Executable.Path},
 		Provider:    &core.ProviderRef{ID: providerID, Name: "REA deterministic process harness", Version: core.OptString("3")},
 		Environment: &core.Environment{ID: runtime.GOOS + "-" + runtime.GOARCH, Platform: pc.Manifest.Platform, Architecture: evidenceArch(pc.Manifest.Architecture), Isolation: "process"},
-	}, nil
+	}
+	if in.Detail == "complete" {
+		return obs, nil
+	}
+	return conciseCaptureObservation(c, obs, res)
 }
 
 // CapturePredicate is the predicate of capture Evidence.

@@ -19,6 +19,7 @@ var captureInput = core.InputSchema([]string{"executable"},
 	 {"type":"object","additionalProperties":false,"required":["type","at_ms","data"],"properties":{"type":{"const":"input"},"at_ms":{"type":"integer","minimum":0},"data":{"type":"string"},"sensitive":{"type":"boolean","default":false}}},
 	 {"type":"object","additionalProperties":false,"required":["type","at_ms","columns","rows"],"properties":{"type":{"const":"resize"},"at_ms":{"type":"integer","minimum":0},"columns":{"type":"integer","minimum":1,"maximum":65535},"rows":{"type":"integer","minimum":1,"maximum":65535}}},
 	 {"type":"object","additionalProperties":false,"required":["type","at_ms","signal"],"properties":{"type":{"const":"signal"},"at_ms":{"type":"integer","minimum":0},"signal":{"enum":["SIGINT","SIGTERM","SIGKILL"]}}}]}}`,
+	`"detail":{"enum":["concise","complete"],"default":"concise","description":"concise: screens as changed lines, long output cut, the complete record retained as parent_evidence_id."}`,
 	`"timeout_ms":{"type":"integer","minimum":1,"default":30000,"description":"Deadline of the run."}`,
 	`"idle_timeout_ms":{"type":"integer","minimum":1,"default":30000,"description":"Deadline without terminal output."}`,
 	`"settle_ms":{"type":"integer","minimum":0,"default":100,"description":"How long the tree may take to empty after the exit."}`,
@@ -30,7 +31,7 @@ var captureInput = core.InputSchema([]string{"executable"},
 var captureResult = json.RawMessage(`{"type":"object","required":["scenario","executable","terminal","interaction_events","exit","settlement","processes","ports","filesystem","event_journal","truncation","residual_unknowns","cleanup","manifest","normalization"],
  "properties":{"scenario":{"type":"object"},"executable":{"type":"object"},"terminal":{"type":"object"},"interaction_events":{"type":"array"},"exit":{"type":"object"},
  "settlement":{"type":"object"},"processes":{"type":"object"},"ports":{"type":"array"},"filesystem":{"type":"object"},"event_journal":{"type":"array"},"truncation":{"type":"object"},
- "residual_unknowns":{"type":"array"},"cleanup":{"type":"object"},"manifest":{"type":"object"},"normalization":{"type":"object"}}}`)
+ "residual_unknowns":{"type":"array"},"cleanup":{"type":"object"},"manifest":{"type":"object"},"normalization":{"type":"object"},"parent_evidence_id":{"type":"string"}}}`)
 
 var captureExamples = []json.RawMessage{
 	json.RawMessage(`{"executable":"/bin/sh","arguments":["-c","read name; echo hello $name"],"events":[{"type":"input","at_ms":100,"data":"rea\n"}],"timeout_ms":5000}`),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -69,6 +70,7 @@ type captureDoc struct {
 		Collection string `json:"collection"`
 		Index      int    `json:"index"`
 	} `json:"event_journal"`
+	Parent   string `json:"parent_evidence_id"` // a concise capture's complete record
 	Manifest struct {
 		Contract      string `json:"comparison_contract_sha256"`
 		Normalization string `json:"normalization_sha256"`
@@ -87,14 +89,47 @@ func captureArg(c *core.Call, name string) (*core.Evidence, *captureDoc, error) 
 			Remediation: "Pass capture_process_scenario Evidence, inline or as a retained reference.",
 			Details:     map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "wrong_operation", "expected": "capture_process_scenario", "actual": ev.Operation}}
 	}
+	d, err := decodeCapture(c, name, ev)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.Parent != "" {
+		// A concise capture: its frames are changes and excerpts, so the
+		// comparison reads the complete record it names.
+		full, err := c.Resolve(core.EvidenceID(d.Parent))
+		if err != nil {
+			var ce *core.Error
+			if errors.As(err, &ce) {
+				e := *ce
+				e.Message = fmt.Sprintf("%s: %s: the concise capture %s names its complete record %s, which is not in this connection's ledger",
+					c.Op.Name, name, ev.EvidenceID, d.Parent)
+				e.Remediation = "Pass the complete capture (a \"detail\":\"complete\" call's Evidence) inline, or import the exported bundle holding " + d.Parent + " first."
+				return nil, nil, &e
+			}
+			return nil, nil, err
+		}
+		if full.Operation != "capture_process_scenario" || full.PredicateType != CapturePredicate {
+			return nil, nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
+				Message:     fmt.Sprintf("evidence %s: wrong operation (expected capture_process_scenario, got %s)", full.EvidenceID, full.Operation),
+				Remediation: "Pass capture_process_scenario Evidence, inline or as a retained reference.",
+				Details:     map[string]any{"evidence_id": string(full.EvidenceID), "reason": "wrong_operation", "expected": "capture_process_scenario", "actual": full.Operation}}
+		}
+		if d, err = decodeCapture(c, name, full); err != nil {
+			return nil, nil, err
+		}
+	}
+	c.KeepReference(name, ev)
+	return ev, d, nil
+}
+
+func decodeCapture(c *core.Call, name string, ev *core.Evidence) (*captureDoc, error) {
 	var d captureDoc
 	dec := json.NewDecoder(bytes.NewReader(ev.NormalizedResult))
 	dec.UseNumber()
 	if err := dec.Decode(&d); err != nil {
-		return nil, nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidValue, Message: "capture does not decode: " + err.Error()})
+		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidValue, Message: "capture does not decode: " + err.Error()})
 	}
-	c.KeepReference(name, ev)
-	return ev, &d, nil
+	return &d, nil
 }
 
 // dimension lists, built from normalized forms only. Each item carries
@@ -493,7 +528,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 	}
 	if windowed {
 		lim = append(lim, fmt.Sprintf("Terminal texts over %d bytes are shown as a window of at most %d bytes around their first difference: "+
-			"data_offset is where the window starts in the text and data_bytes the whole text's length; the whole text is in each capture's terminal frames.",
+			"data_offset is where the window starts in the text and data_bytes the whole text's length; the whole text is in each capture's terminal frames (a concise capture's complete record, parent_evidence_id).",
 			windowAbove, windowBytes))
 	}
 	var fd ProcessFirstDivergence

@@ -45,6 +45,7 @@ type CaptureProcessScenarioInputTerminal struct {
 type CaptureProcessScenarioInput struct {
 	Executable                 string                                    `json:"executable"`                             // Program to run: a path, or a name looked up in the scenario's PATH, then the host's.
 	Arguments                  []string                                  `json:"arguments,omitempty"`                    // Arguments after the program name.
+	Detail                     string                                    `json:"detail,omitempty"`                       // concise (default): rendered frames as changed lines; complete: every frame's lines and styled state.
 	Environment                map[string]string                         `json:"environment,omitempty"`                  // Variables set on top of the host environment.
 	Events                     []json.RawMessage                         `json:"events,omitempty"`                       // Timed events: input text, terminal resize or a signal to the launched process; at_ms is non-decreasing and ...
 	FilesystemObservationPaths []string                                  `json:"filesystem_observation_paths,omitempty"` // Directories or files whose state is checkpointed before the launch and after settlement.
@@ -64,7 +65,7 @@ type CaptureProcessScenarioInput struct {
 type CaptureProcessScenarioResult struct {
 	Scenario          CaptureScenarioRecord       `json:"scenario"`
 	Executable        CaptureExecutable           `json:"executable"`
-	Terminal          CaptureTerminalRecord       `json:"terminal"`
+	Terminal          any                         `json:"terminal"` // CaptureTerminalRecord, or CaptureTerminalChanges in a concise result
 	InteractionEvents []CaptureInteractionEvent   `json:"interaction_events"`
 	Exit              CaptureExit                 `json:"exit"`
 	Settlement        CaptureSettlement           `json:"settlement"`
@@ -77,6 +78,9 @@ type CaptureProcessScenarioResult struct {
 	Cleanup           CaptureCleanupStates        `json:"cleanup"`
 	Manifest          CaptureManifest             `json:"manifest"`
 	Normalization     CaptureNormalizationApplied `json:"normalization"`
+	// ParentEvidenceID is only in a concise result: the retained complete
+	// record, which compare_process_captures reads instead.
+	ParentEvidenceID string `json:"parent_evidence_id,omitempty"`
 }
 
 // CaptureScenarioEvent is one scenario event as recorded: the fields of

@@ -1,0 +1,179 @@
+package process
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"unicode/utf8"
+
+	"rea/core"
+)
+
+// A concise capture (the default) keeps every section of the complete
+// result but the terminal's frames: each rendered screen is given as the
+// lines that changed since the one before it (no serialized_state, the
+// styled copy of the same lines), each output frame's data is cut to
+// conciseFrameData bytes, and when the result would still exceed
+// conciseCaptureBytes only the first frames of both lists are given
+// (halved down to conciseMinFrames), with the event journal's entries for
+// them. The final screen stays whole but for its serialized_state; counts
+// say how many frames and bytes the complete record holds. The complete
+// result is sealed as a "detail":"complete" call records it, retained, and
+// named by parent_evidence_id and evidence_links[0]; compare_process_captures
+// reads it through either form. Before, `ls -la /usr/bin` answered 407 KB
+// over MCP: each of 29 rendered frames carried its 24 lines twice (lines
+// and serialized_state), beside the output frames holding the same text.
+const (
+	conciseCaptureBytes = 16 << 10
+	conciseFrameData    = 1024
+	conciseMinFrames    = 4
+)
+
+// CaptureTerminalChanges is a concise result's terminal.
+type CaptureTerminalChanges struct {
+	Frames             []CaptureFrameExcerpt `json:"frames"`
+	RenderedFrames     []CaptureScreenChange `json:"rendered_frames"`
+	FinalScreen        CaptureScreen         `json:"final_screen"`
+	FrameCount         int                   `json:"frame_count"`          // output frames in the complete record
+	RenderedFrameCount int                   `json:"rendered_frame_count"` // rendered frames in the complete record
+	OutputBytes        int                   `json:"output_bytes"`         // bytes of every output frame's data
+}
+
+// CaptureFrameExcerpt is an output frame whose data may be cut: data_bytes
+// is the length of the whole.
+type CaptureFrameExcerpt struct {
+	Sequence  int    `json:"sequence"`
+	AtMS      int64  `json:"at_ms"`
+	Data      string `json:"data"`
+	DataBytes int    `json:"data_bytes"`
+}
+
+// CaptureLineChange is a screen line that differs from the same row of the
+// screen before.
+type CaptureLineChange struct {
+	Row  int    `json:"row"`
+	Text string `json:"text"`
+}
+
+// CaptureScreenChange is a rendered frame as what changed: the rows whose
+// text differs from the previous rendered frame's (the first frame's from
+// a blank screen); the other rows are as before, and rows past the
+// previous screen's are blank.
+type CaptureScreenChange struct {
+	Sequence     int                 `json:"sequence"`
+	AtMS         int64               `json:"at_ms"`
+	Columns      int                 `json:"columns"`
+	Rows         int                 `json:"rows"`
+	Cursor       CaptureCursor       `json:"cursor"`
+	ActiveBuffer string              `json:"active_buffer"`
+	ChangedLines []CaptureLineChange `json:"changed_lines"`
+}
+
+// CaptureScreen is a rendered frame without its styled serialization.
+type CaptureScreen struct {
+	Sequence     int           `json:"sequence"`
+	AtMS         int64         `json:"at_ms"`
+	Columns      int           `json:"columns"`
+	Rows         int           `json:"rows"`
+	Cursor       CaptureCursor `json:"cursor"`
+	ActiveBuffer string        `json:"active_buffer"`
+	Lines        []string      `json:"lines"`
+}
+
+func screenOf(f CaptureRenderedFrame) CaptureScreen {
+	return CaptureScreen{Sequence: f.Sequence, AtMS: f.AtMS, Columns: f.Columns, Rows: f.Rows, Cursor: f.Cursor,
+		ActiveBuffer: f.ActiveBuffer, Lines: core.NonNil(f.Lines)}
+}
+
+// changedLines is the rows of cur that differ from prev's (a row prev does
+// not have is blank).
+func changedLines(prev, cur []string) []CaptureLineChange {
+	out := []CaptureLineChange{}
+	for i, l := range cur {
+		if (i < len(prev) && prev[i] == l) || (i >= len(prev) && l == "") {
+			continue
+		}
+		out = append(out, CaptureLineChange{Row: i, Text: l})
+	}
+	return out
+}
+
+// cutUTF8 is s cut to at most n bytes, not inside a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// conciseCapture is the concise form of full; listed reports how many
+// output and rendered frames it lists (all unless cut).
+func conciseCapture(full *CaptureProcessScenarioResult) (res *CaptureProcessScenarioResult, frames, rendered int, cut bool) {
+	term, _ := full.Terminal.(CaptureTerminalRecord)
+	out := CaptureTerminalChanges{Frames: []CaptureFrameExcerpt{}, RenderedFrames: []CaptureScreenChange{}, FinalScreen: screenOf(term.FinalScreen),
+		FrameCount: len(term.Frames), RenderedFrameCount: len(term.RenderedFrames)}
+	allFrames := make([]CaptureFrameExcerpt, len(term.Frames))
+	for i, f := range term.Frames {
+		out.OutputBytes += len(f.Data)
+		allFrames[i] = CaptureFrameExcerpt{Sequence: f.Sequence, AtMS: f.AtMS, Data: cutUTF8(f.Data, conciseFrameData), DataBytes: len(f.Data)}
+	}
+	allRendered := make([]CaptureScreenChange, len(term.RenderedFrames))
+	var prev []string
+	for i, f := range term.RenderedFrames {
+		allRendered[i] = CaptureScreenChange{Sequence: f.Sequence, AtMS: f.AtMS, Columns: f.Columns, Rows: f.Rows, Cursor: f.Cursor,
+			ActiveBuffer: f.ActiveBuffer, ChangedLines: changedLines(prev, f.Lines)}
+		prev = f.Lines
+	}
+	page := *full
+	for k := max(len(allFrames), len(allRendered)); ; k = max(k/2, conciseMinFrames) {
+		frames, rendered = min(k, len(allFrames)), min(k, len(allRendered))
+		out.Frames, out.RenderedFrames = allFrames[:frames], allRendered[:rendered]
+		page.Terminal = out
+		page.EventJournal = full.EventJournal
+		if frames < len(allFrames) || rendered < len(allRendered) {
+			page.EventJournal = []CaptureJournalEntry{}
+			for _, j := range full.EventJournal {
+				if (j.Collection == "frames" && j.Index >= frames) || (j.Collection == "rendered_frames" && j.Index >= rendered) {
+					continue
+				}
+				page.EventJournal = append(page.EventJournal, j)
+			}
+		}
+		if b, err := json.Marshal(&page); k <= conciseMinFrames || (err == nil && len(b) <= conciseCaptureBytes) {
+			break
+		}
+	}
+	return &page, frames, rendered, frames < len(allFrames) || rendered < len(allRendered)
+}
+
+// conciseCaptureObservation seals obs (the complete capture) as a
+// "detail":"complete" call records it, retains it, and returns the concise
+// observation naming it.
+func conciseCaptureObservation(c *core.Call, obs *core.Observation, full *CaptureProcessScenarioResult) (*core.Observation, error) {
+	params := maps.Clone(c.Args)
+	params["detail"] = "complete"
+	parent, err := c.Seal(c.Op, params, obs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Retain(parent); err != nil {
+		return nil, err
+	}
+	page, frames, rendered, cut := conciseCapture(full)
+	page.ParentEvidenceID = string(parent.EvidenceID)
+	term := page.Terminal.(CaptureTerminalChanges)
+	note := fmt.Sprintf("Concise capture: each rendered frame is its changed_lines since the one before, and an output frame's data is cut to %d bytes (data_bytes: the whole); "+
+		"the complete capture, every frame whole with serialized_state, is retained as parent_evidence_id (compare_process_captures reads it), or call with \"detail\":\"complete\".", conciseFrameData)
+	if cut {
+		note += fmt.Sprintf(" Listed: the first %d of %d output frames and %d of %d rendered frames, and their event_journal entries.",
+			frames, term.FrameCount, rendered, term.RenderedFrameCount)
+	}
+	out := *obs
+	out.Result = page
+	out.Limitations = append([]string{note}, obs.Limitations...)
+	out.Links = []core.EvidenceID{parent.EvidenceID}
+	return &out, nil
+}
