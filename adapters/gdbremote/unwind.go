@@ -62,9 +62,11 @@ func (s *session) hasPending(t threadID) bool {
 //   - at level, at an entry anywhere: a new call of the same function from
 //     the same site once the pending call ran past its entry (markStepped).
 //
-// A handler on an alternate signal stack above the thread's stack would
-// look like an unwind; such a handler calling a traced function is taken
-// to be rare.
+// A frame above the call in another mapping than its stack's is not the
+// stack unwound: a signal handler on an alternate stack (sigaltstack) runs
+// there while the call it interrupted waits (sameStack). An alternate
+// stack inside the thread's own stack mapping (a buffer in an outer
+// frame's locals) cannot be told from an unwind, and is taken for one.
 func (s *session) leaveUnwound(ctx context.Context, t threadID, level, pc uint64, entry bool, ra func() (uint64, error)) error {
 	if s.conv.g != "" {
 		return nil
@@ -107,7 +109,7 @@ func (s *session) unwoundPast(p pendingReturn, key uint64, t threadID, level, pc
 		return false, nil
 	}
 	if p.sp < level {
-		return true, nil
+		return s.sameStack(p.sp, level), nil
 	}
 	if !entry {
 		return false, nil // at level: the entry of the call returning here judged it
@@ -120,6 +122,19 @@ func (s *session) unwoundPast(p pendingReturn, key uint64, t threadID, level, pc
 		return s.conv.lr == "", nil
 	}
 	return p.at == pc && p.stepped, nil
+}
+
+// sameStack reports whether a frame above a pending call's, at level, lies
+// in the mapping of the call's stack (at sp), so that the thread's stack
+// left that call; true when the memory map is unknown (a dialed server)
+// or holds either address in no mapping.
+func (s *session) sameStack(sp, level uint64) bool {
+	list := s.mapsFor(sp)
+	if mappingAt(list, level) < 0 {
+		list = s.mapsFor(level)
+	}
+	i, j := mappingAt(list, sp), mappingAt(list, level)
+	return i < 0 || j < 0 || i == j
 }
 
 // dropReturns keeps only kept waiting at return address ra, n calls fewer,
