@@ -52,6 +52,10 @@ type session struct {
 	// ownStops counts the stops at main's entry made only to see it
 	// entered (main.go): ports.TraceHit.ReturnSequence leaves them out.
 	ownStops int
+	// jumpWatch says longjmp is watched (jumps.go); jumped holds each
+	// thread's last stop at a longjmp function.
+	jumpWatch bool
+	jumped    map[threadID]int
 	// tails are the tail calls seen (unwind.go's tailCallers): each
 	// recorded caller's hit and its callee's ("4 to 5"); tailAtLimit the
 	// callers whose tail call was the stop past max_hits.
@@ -125,6 +129,7 @@ type breakpoint struct {
 	requests []int
 	returns  int
 	main     bool // main's entry, until it is entered (watchMain)
+	jump     bool // a longjmp function (watchJumps)
 }
 
 type stepOver struct {
@@ -195,6 +200,9 @@ func (s *session) trace(ctx context.Context) error {
 	if err := s.watchMain(ctx); err != nil {
 		return err
 	}
+	if err := s.watchJumps(ctx); err != nil {
+		return err
+	}
 	s.res.Lineage = s.ep.lineage(ctx)
 	s.stopOp = "trace"
 	return s.run(ctx)
@@ -247,7 +255,7 @@ func (s *session) relocate(ctx context.Context) error {
 		return err
 	}
 
-	needLibs := false
+	needLibs := s.watchesJumps() && s.target.importsJump
 	for _, b := range s.req.Breakpoints {
 		needLibs = needLibs || b.Module != "" || b.Symbol != ""
 	}
@@ -809,6 +817,9 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			s.ownStops++
 			return nil
 		}
+	}
+	if bp.jump {
+		s.jumped[st.thread] = s.stops
 	}
 	s.over = &stepOver{thread: st.thread, addr: pc, entry: s.stops}
 	// The registers wider than a word, or outside the convention, that
@@ -1517,7 +1528,7 @@ func (s *session) finishCoverage() {
 		cov.Notes = append(cov.Notes, fmt.Sprintf("%d SIGTRAP stop(s) at no breakpoint were not passed to the program", s.traps))
 	}
 	if len(s.tails) > 0 {
-		cov.Notes = append(cov.Notes, fmt.Sprintf("%d recorded call(s) ended in a tail call to a recorded call: its entry stopped with their return address and stack pointer, no return address pushed, and they returned with it, its return value theirs (hit sequence %s); a longjmp past them followed by a call from the same site would look the same", len(s.tails), strings.Join(s.tails, ", ")))
+		cov.Notes = append(cov.Notes, fmt.Sprintf("%d recorded call(s) ended in a tail call to a recorded call: its entry stopped with their return address and stack pointer, no return address pushed, and they returned with it, its return value theirs (hit sequence %s)%s", len(s.tails), strings.Join(s.tails, ", "), s.tailCaveat()))
 	}
 	if len(s.tailAtLimit) > 0 {
 		cov.Notes = append(cov.Notes, fmt.Sprintf("the stop past max_hits entered a call by a tail call from hit sequence %s: pending in that call", strings.Join(s.tailAtLimit, ", ")))

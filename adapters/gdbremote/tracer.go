@@ -301,6 +301,10 @@ type elfInfo struct {
 	arch     string
 	goBuild  bool        // a Go program (its .go.buildinfo section)
 	segments [][2]uint64 // loadable segments: [start, end) at link time
+	// importsJump says the executable imports a longjmp function, jumps
+	// are those it defines (link time; jumps.go).
+	importsJump bool
+	jumps       []uint64
 }
 
 func readELF(path string) (*elfInfo, error) {
@@ -328,6 +332,7 @@ func readELF(path string) (*elfInfo, error) {
 			info.segments = append(info.segments, [2]uint64{p.Vaddr, p.Vaddr + p.Memsz})
 		}
 	}
+	info.importsJump, info.jumps = jumpSymbols(f)
 	switch f.Machine {
 	case elf.EM_X86_64:
 		info.arch = "x86-64"

@@ -59,8 +59,12 @@ func (s *session) hasPending(t threadID) bool {
 //     another site (ra gives the new call's return address, asked only
 //     then); one from the same site may be the same activation
 //     tail-calling another function;
-//   - at level, at an entry anywhere: a new call of the same function from
-//     the same site once the pending call ran past its entry (markStepped).
+//   - at level, at an entry from the same site, when longjmp is watched
+//     (jumps.go): a call after the thread called longjmp since the pending
+//     call's entry, whichever function it enters;
+//   - else at level, at an entry anywhere: a new call of the same function
+//     from the same site once the pending call ran past its entry
+//     (markStepped).
 //
 // A frame above the call in another mapping than its stack's is not the
 // stack unwound: a signal handler on an alternate stack (sigaltstack) runs
@@ -121,6 +125,9 @@ func (s *session) unwoundPast(p pendingReturn, key uint64, t threadID, level, pc
 	if r != key {
 		return s.conv.lr == "", nil
 	}
+	if s.jumpWatch {
+		return s.jumpedSince(t, p.entry), nil // else a tail call (jumps.go)
+	}
 	return p.at == pc && p.stepped, nil
 }
 
@@ -167,9 +174,11 @@ func (s *session) dropReturns(ctx context.Context, ra uint64, kept []pendingRetu
 // (AArch64); a tail call jumps with the caller's frame already popped, so
 // the callee starts with the caller's return address and stack pointer. A
 // signal handler returns to the entry it interrupted, so a stop at another
-// entry is none of those (reentered). Not told apart: a longjmp past the
-// waiting call followed by a call from the same site to another function
-// (through a pointer) gives the same stop. C conventions only.
+// entry is none of those (reentered). A longjmp past the waiting call
+// followed by a call from the same site to another function (through a
+// pointer) gives the same stop: leaveUnwound retires that call first when
+// longjmp is watched (jumps.go); when it is not, it is taken for a tail
+// call. C conventions only.
 func (s *session) tailCallers(ra uint64, t threadID, sp, pc uint64) []int {
 	var hits []int
 	for _, p := range s.pending[ra] {

@@ -1,0 +1,43 @@
+package gdbremote_test
+
+import "testing"
+
+// jumpLanes builds jumps.c for each architecture: the host's, and static
+// AArch64 and 32-bit x86 programs under QEMU.
+func jumpLanes(t *testing.T, run func(t *testing.T, bin string)) {
+	for _, lane := range []struct {
+		arch  string
+		build func(t *testing.T) string
+	}{
+		{"x86-64", func(t *testing.T) string { return buildC(t, "jumps.c", "jumps", "-foptimize-sibling-calls") }},
+		{"arm64", func(t *testing.T) string {
+			needEmulation(t, "arm64")
+			return buildFor(t, "arm64", "jumps.c", "jumps", "-static", "-foptimize-sibling-calls")
+		}},
+		{"x86", func(t *testing.T) string {
+			needEmulation(t, "x86")
+			return buildFor(t, "x86", "jumps.c", "jumps", "-static", "-foptimize-sibling-calls")
+		}},
+	} {
+		t.Run(lane.arch, func(t *testing.T) { run(t, lane.build(t)) })
+	}
+}
+
+// first longjmps back to main, which then calls second through the same
+// pointer call from the same site: second's entry has first's return
+// address and stack pointer, as a tail call would, but the thread called
+// longjmp in between (jumps.go), so first was unwound and second is main's
+// call. Before, second was taken for first's tail call and first returned
+// with it: "first(0)r second(1)r".
+func TestTraceLongjmpThenCallFromTheSameSite(t *testing.T) {
+	needServer(t)
+	jumpLanes(t, func(t *testing.T, bin string) {
+		got, res := traceStates(t, bin, []string{"p"}, "first", "second")
+		if got != "first(0)u second(1)r" {
+			t.Errorf("hits %q, want first(0)u second(1)r", got)
+		}
+		if hasNote(res.Coverage.Notes, "tail call") {
+			t.Errorf("a tail call is noted: %q", res.Coverage.Notes)
+		}
+	})
+}
