@@ -16,7 +16,10 @@ import (
 // _longjmp, siglongjmp or __longjmp_chk) has breakpoints of its own at
 // those functions (in the executable, or in the libraries loaded at its
 // entry point), and each stop there notes its thread (jumped). With them,
-// a call at that level after a jump is unwound whatever its site. Without them (a stripped static program, a
+// a call at that level after a jump is unwound whatever its site, and one
+// without is a tail call, also one to the function's own entry (a
+// self-recursive tail call, once the call ran its first instruction).
+// Without them (a stripped static program, a
 // library calling longjmp that the executable does not import) the rules
 // are unwind.go's: from the same site, a call of the same function after
 // its first instruction ran is a setjmp loop and one of another function

@@ -41,3 +41,26 @@ func TestTraceLongjmpThenCallFromTheSameSite(t *testing.T) {
 		}
 	})
 }
+
+// down tail-calls itself (a jump to its own entry, with its caller's
+// return address and stack pointer) and calls no longjmp: each call is
+// recorded and returns with the last, as any tail call, and each pair is
+// noted once. Before, each was taken for a setjmp loop: "down(3)u down(2)u
+// down(1)u down(0)r".
+func TestTraceSelfTailCall(t *testing.T) {
+	needServer(t)
+	jumpLanes(t, func(t *testing.T, bin string) {
+		got, res := traceStates(t, bin, []string{"s"}, "down")
+		if got != "down(3)r down(2)r down(1)r down(0)r" {
+			t.Errorf("hits %q, want down(3)r down(2)r down(1)r down(0)r", got)
+		}
+		if !hasNote(res.Coverage.Notes, "(hit sequence 0 to 1, 1 to 2, 2 to 3)") {
+			t.Errorf("notes %q", res.Coverage.Notes)
+		}
+		for _, h := range res.Hits {
+			if h.Returned && (h.ReturnValue != 0 || h.ReturnSequence != res.Hits[3].ReturnSequence) {
+				t.Errorf("down(%d) returned %d at %d, not with down(0)", h.Arguments[0].Value, h.ReturnValue, h.ReturnSequence)
+			}
+		}
+	})
+}

@@ -56,6 +56,9 @@ type session struct {
 	// thread's last stop at a longjmp function.
 	jumpWatch bool
 	jumped    map[threadID]int
+	// firstCall caches whether an entry's first instruction is a call
+	// (callsFirst).
+	firstCall map[uint64]bool
 	// tails are the tail calls seen (unwind.go's tailCallers): each
 	// recorded caller's hit and its callee's ("4 to 5"); tailAtLimit the
 	// callers whose tail call was the stop past max_hits.
@@ -149,6 +152,8 @@ type pendingReturn struct {
 	// stepped says the call ran past its entry's first instruction
 	// (markStepped), so a stop at the entry is no longer this activation.
 	stepped bool
+	// tailed says the call continued in a tail call (tailCallers).
+	tailed bool
 }
 
 func (s *session) trace(ctx context.Context) error {
@@ -727,6 +732,9 @@ func (s *session) stepOver(ctx context.Context) (stopReply, error) {
 			return stopReply{}, err
 		}
 		if st.thread == over.thread {
+			if pc, err = s.ranFirst(ctx, st, over, pc); err != nil {
+				return stopReply{}, err
+			}
 			s.markStepped(over, pc)
 		}
 		if s.bps[pc] == nil {
@@ -1133,7 +1141,7 @@ func (s *session) inMain(addr uint64) bool {
 // with that frame is a tail call (tailCallers).
 func (s *session) reentered(ra uint64, t threadID, sp, pc uint64, regs map[string]uint64) bool {
 	for _, p := range s.pending[ra] {
-		if p.sp != sp+s.conv.spAfterReturn || s.conv.g == "" && p.at != pc {
+		if p.sp != sp+s.conv.spAfterReturn || s.conv.g == "" && (p.at != pc || p.stepped) {
 			continue
 		}
 		if s.conv.g != "" && p.g == regs[s.conv.g] || s.conv.g == "" && p.thread == t {

@@ -38,6 +38,52 @@ func (s *session) markStepped(over stepOver, landed uint64) {
 	}
 }
 
+// ranFirst is where the step over an entry breakpoint shows the call went,
+// for markStepped: landed, or, when the entry's first instruction was a
+// call (32-bit x86's position-independent code starts with one, to a
+// __x86.get_pc_thunk), the return address it left, just past the entry.
+// A signal handler entered during the step leaves the sigreturn
+// trampoline's address there instead.
+func (s *session) ranFirst(ctx context.Context, st stopReply, over stepOver, landed uint64) (uint64, error) {
+	if landed > over.addr && landed <= over.addr+maxInstruction || s.conv.g != "" {
+		return landed, nil
+	}
+	call, err := s.callsFirst(ctx, over.addr)
+	if err != nil || !call {
+		return landed, err
+	}
+	regs, _, err := s.readRegs(ctx, st.thread, nil)
+	if err != nil {
+		return 0, err
+	}
+	ra, err := s.readFrame(ctx, regs)
+	if err != nil {
+		return 0, err
+	}
+	return ra, nil
+}
+
+// callsFirst reports whether the instruction at entry is a direct call
+// (x86's e8 rel32; AArch64's bl), read once per entry.
+func (s *session) callsFirst(ctx context.Context, entry uint64) (bool, error) {
+	if call, ok := s.firstCall[entry]; ok {
+		return call, nil
+	}
+	b, err := s.cl.readMemory(ctx, entry, 4)
+	if err != nil {
+		if isReply(err) {
+			err = nil
+		}
+		return false, err
+	}
+	call := len(b) == 4 && (s.conv.lr == "" && b[0] == 0xe8 || s.conv.lr != "" && b[3]&0xfc == 0x94)
+	if s.firstCall == nil {
+		s.firstCall = map[uint64]bool{}
+	}
+	s.firstCall[entry] = call
+	return call, nil
+}
+
 // hasPending reports whether thread t has a call waiting for its return.
 func (s *session) hasPending(t threadID) bool {
 	for _, list := range s.pending {
@@ -179,11 +225,18 @@ func (s *session) dropReturns(ctx context.Context, ra uint64, kept []pendingRetu
 // pointer) gives the same stop: leaveUnwound retires that call first when
 // longjmp is watched (jumps.go); when it is not, it is taken for a tail
 // call. C conventions only.
+//
+// Each call is reported once, when it tail-calls: the call it continued
+// in is then the one waiting at that level (a chain a, b, c gives "a to b"
+// and "b to c", not "a to c" too; before, a function tail-calling itself
+// three times gave six pairs).
 func (s *session) tailCallers(ra uint64, t threadID, sp, pc uint64) []int {
 	var hits []int
-	for _, p := range s.pending[ra] {
-		if p.thread == t && p.sp == sp+s.conv.spAfterReturn && p.at != pc {
+	list := s.pending[ra]
+	for i, p := range list {
+		if p.thread == t && p.sp == sp+s.conv.spAfterReturn && (p.at != pc || p.stepped) && !p.tailed {
 			hits = append(hits, p.hit)
+			list[i].tailed = true
 		}
 	}
 	return hits
