@@ -275,6 +275,12 @@ type TraceHit struct {
 	Unwound bool
 	// ReturnRegisters are TraceBreakpoint.Return's registers at the return.
 	ReturnRegisters []TraceRegister
+	// TailCall says a tail call entered this call: a recorded call waiting
+	// at the same return address and stack pointer jumped to its entry
+	// (TailCallFrom is that call's Sequence). ReturnAddress and Caller are
+	// then where both return: no call instruction there entered this one.
+	TailCall     bool
+	TailCallFrom int
 	// ReturnSequence is the ordinal of the stop at which the return was
 	// seen, counting every stop of the trace from 1 (entries, returns,
 	// steps over breakpoints, signals; not a stop at main's entry made only

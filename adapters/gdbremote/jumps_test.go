@@ -57,7 +57,10 @@ func TestTraceSelfTailCall(t *testing.T) {
 		if !hasNote(res.Coverage.Notes, "(hit sequence 0 to 1, 1 to 2, 2 to 3)") {
 			t.Errorf("notes %q", res.Coverage.Notes)
 		}
-		for _, h := range res.Hits {
+		for i, h := range res.Hits {
+			if h.TailCall != (i > 0) || h.TailCall && h.TailCallFrom != i-1 {
+				t.Errorf("down(%d): tail call %v from %d", h.Arguments[0].Value, h.TailCall, h.TailCallFrom)
+			}
 			if h.Returned && (h.ReturnValue != 0 || h.ReturnSequence != res.Hits[3].ReturnSequence) {
 				t.Errorf("down(%d) returned %d at %d, not with down(0)", h.Arguments[0].Value, h.ReturnValue, h.ReturnSequence)
 			}

@@ -920,6 +920,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	if s.conv.g == "" {
 		tailFrom = s.tailCallers(ra, st.thread, sp, pc)
 	}
+	tailCall := tailFrom // every hit of this stop is the one call
 	for _, i := range bp.requests {
 		if len(s.res.Hits) >= s.req.MaxHits {
 			s.res.Coverage.HitsDropped++
@@ -980,6 +981,9 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			ReturnSequence: -1,
 			Strings:        strs,
 			Variadic:       variadic,
+		}
+		if len(tailCall) > 0 {
+			h.TailCall, h.TailCallFrom = true, tailCall[0]
 		}
 		s.res.Hits = append(s.res.Hits, h)
 		for _, from := range tailFrom {

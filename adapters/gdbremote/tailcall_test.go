@@ -85,6 +85,10 @@ func testTailCall(t *testing.T, bin string) {
 			is.True(!hasNote(res.Coverage.Notes, "a signal handler returned to the entry"))
 			is.True(hasNote(res.Coverage.Notes, tc.note))
 			for i, h := range res.Hits {
+				// leaf is entered by mid's tail call, mid by main's call.
+				if h.TailCall != (h.Name == "leaf") || h.TailCall && (h.TailCallFrom != i-1 || h.ReturnAddress != res.Hits[i-1].ReturnAddress) {
+					t.Errorf("hit %d %s: tail call %v from %d", i, h.Name, h.TailCall, h.TailCallFrom)
+				}
 				if !h.Returned {
 					continue
 				}

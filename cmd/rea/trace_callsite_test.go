@@ -158,3 +158,41 @@ func TestMCPTraceCallSiteArm64UnderEmulation(t *testing.T) {
 	exe := buildCWith(t, "aarch64-linux-gnu-gcc", "callsites", callSitesC, "-fno-plt")
 	is.New(t).Equal(checkCallSites(t, "aarch64-linux-gnu-objdump", exe), map[uint64]bool{4: true})
 }
+
+// tailCallC's mid ends in a tail call of leaf (a jump at -O1 with
+// -foptimize-sibling-calls).
+const tailCallC = `volatile int sink;
+__attribute__((noinline)) int leaf(int x) { sink = x; return 2 * x + 1; }
+__attribute__((noinline)) int mid(int x) { sink = x + 100; return leaf(x + 1); }
+int main(int argc, char **argv) { return mid(argc) & 0x3f; }
+`
+
+// A call a tail call entered has no call_site: main's call instruction
+// before the return address calls mid, not leaf. tail_call_from names mid's
+// hit, and caller and caller_procedure say where both return. Before,
+// leaf's call_site was main's call of mid, which procedure_callers of leaf
+// does not list.
+func TestMCPTraceTailCalledHasNoCallSite(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	is := is.New(t)
+	exe := buildC(t, "tailcall", tailCallC, "-O1", "-foptimize-sibling-calls")
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"mid", "leaf"}}))
+	hits := m["hits"].([]any)
+	is.Equal(len(hits), 2)
+	mid, leaf := hits[0].(map[string]any), hits[1].(map[string]any)
+	is.Equal(mid["name"], "mid")
+	is.True(mid["call_site"] != nil)
+	is.Equal(mid["tail_call_from"], nil)
+	is.Equal(leaf["name"], "leaf")
+	is.Equal(leaf["call_site"], nil)
+	is.Equal(leaf["tail_call_from"], float64(0))
+	is.Equal(leaf["caller"], mid["caller"])
+	is.Equal(leaf["caller_procedure"].(map[string]any)["name"], "main")
+	noDescendants(t)
+}

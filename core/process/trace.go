@@ -45,7 +45,8 @@ func opTraceNativeCalls() *core.Operation {
 			`"timeout_ms":{"type":"integer","minimum":1,"maximum":3600000,"default":30000,"description":"Time limit of the trace."}`,
 			`"detail":{"enum":["concise","complete"],"description":"complete: every hit, not a first page."}`),
 		Result: json.RawMessage(`{"type":"object","required":["program","architecture","convention","breakpoints","hits","coverage","exit"],"properties":{
- "program":{"type":"object"},"architecture":{"type":"string"},"convention":{"type":"string"},"breakpoints":{"type":"array"},"hits":{"type":"array"},
+ "program":{"type":"object"},"architecture":{"type":"string"},"convention":{"type":"string"},"breakpoints":{"type":"array"},
+ "hits":{"type":"array","description":"Each recorded call. caller is its return address, caller_procedure the procedure holding it, call_site the call instruction ending there. A call a tail call entered (tail_call_from: the hit that jumped to it, its frame popped) returns where that hit would: caller and caller_procedure are that hit's, and call_site is null, as no call instruction entered it."},
  "coverage":{"type":"object"},"exit":{"type":["object","null"]}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedures":["main"],"arguments":["--help"],"max_hits":100}`)},
 		Handler:  handleTraceNativeCalls,
@@ -521,13 +522,18 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		if h.Caller != 0 {
 			v := core.Hex(h.Caller)
 			caller = &v
-			if inMain {
-				callSite = cs.of(h.Caller)
+			if inMain && !h.TailCall {
+				callSite = cs.of(h.Caller) // a tail-called hit's is its tail caller's call
 			}
+		}
+		var tailFrom *int
+		if h.TailCall {
+			tailFrom = &h.TailCallFrom
 		}
 		hits = append(hits, TraceHit{Sequence: h.Sequence, Breakpoint: h.Breakpoint, Name: h.Name, Address: core.Hex(h.Address),
 			Procedure: idx.procName(p, ok), Arguments: argv, Caller: caller, CallSite: callSite, CallerModule: callerModule,
-			CallerProcedure: idx.procName(cp, cok && inMain && h.Caller != 0), Returned: h.Returned, ReturnValue: rv, ReturnBits: rbits})
+			CallerProcedure: idx.procName(cp, cok && inMain && h.Caller != 0), Returned: h.Returned, ReturnValue: rv, ReturnBits: rbits,
+			TailCallFrom: tailFrom})
 		rawHits = append(rawHits, map[string]any{"sequence": h.Sequence, "thread": tid, "return_sequence": h.ReturnSequence})
 	}
 	var exit *TraceExit

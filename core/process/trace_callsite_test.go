@@ -73,3 +73,31 @@ func TestTraceCallSites(t *testing.T) {
 	out, _ = traceProjection(idx, res, "", "", nil, nil, nil)
 	is.Equal(out.Hits[0].CallSite, nil) // an analysis that does not disassemble
 }
+
+// A call a tail call entered returns past its tail caller's call, but no
+// call instruction entered it: its call_site is null and tail_call_from
+// names the hit that jumped to it, while caller and caller_procedure stay
+// where it returns. Before, leaf, tail-called by mid, was given main's
+// `call mid` as its call site.
+func TestTraceTailCalledHasNoCallSite(t *testing.T) {
+	is := is.New(t)
+	decoded := 0
+	a := callSiteAnalysis{decoded: &decoded, insns: []ports.Instruction{
+		{Address: 0x1000, Bytes: make([]byte, 1), Flow: ports.FlowNext}, {Address: 0x1001, Bytes: make([]byte, 5), Flow: ports.FlowCall},
+	}}
+	idx := &procIndex{procs: []ports.Procedure{{Address: 0x1000, Name: "main", Size: 0x10}, {Address: 0x2000, Name: "mid", Size: 0x10},
+		{Address: 0x3000, Name: "leaf", Size: 0x10}}}
+	res := &ports.TraceResult{Modules: []ports.TraceModule{{Name: ""}}, Breakpoints: []ports.TraceResolved{{Address: 0x2000}, {Address: 0x3000}},
+		Hits: []ports.TraceHit{{Sequence: 0, Breakpoint: 0, Address: 0x2000, Caller: 0x1006},
+			{Sequence: 1, Breakpoint: 1, Address: 0x3000, Caller: 0x1006, TailCall: true, TailCallFrom: 0}}}
+	cs := newCallSites(a, idx)
+	cs.resolve(context.Background(), res)
+	out, _ := traceProjection(idx, res, "", "", nil, nil, cs)
+	mid, leaf := out.Hits[0], out.Hits[1]
+	is.Equal(*mid.CallSite, "0x1001")
+	is.Equal(mid.TailCallFrom, nil)
+	is.Equal(leaf.CallSite, nil)
+	is.True(leaf.TailCallFrom != nil && *leaf.TailCallFrom == 0)
+	is.Equal(*leaf.Caller, "0x1006")
+	is.Equal(*leaf.CallerProcedure.Name, "main")
+}

@@ -631,12 +631,16 @@ type TraceHit struct {
 	Procedure       *TraceProcedure `json:"procedure"`
 	Arguments       []TraceArgument `json:"arguments"`
 	Caller          *string         `json:"caller"`        // the return address: what the call pushed or left in the link register
-	CallSite        *string         `json:"call_site"`     // the call instruction returning to Caller, as procedure_callers' call_sites give it; nil when the analysis has none ending there (a caller in a library or no module, undecoded code)
+	CallSite        *string         `json:"call_site"`     // the call instruction returning to Caller, as procedure_callers' call_sites give it; nil when the analysis has none ending there (a caller in a library or no module, undecoded code) or a tail call entered this call
 	CallerModule    *string         `json:"caller_module"` // nil for the main executable; "" for none the tracer knows (the vDSO, generated code)
 	CallerProcedure *TraceProcedure `json:"caller_procedure"`
 	Returned        bool            `json:"returned"`
 	ReturnValue     *string         `json:"return_value"`          // as value is
 	ReturnBits      *string         `json:"return_bits,omitempty"` // as bits is
+	// TailCallFrom is the sequence of the recorded hit whose tail call
+	// (a jump, its frame popped) entered this call; Caller and
+	// CallerProcedure are then where both return.
+	TailCallFrom *int `json:"tail_call_from,omitempty"`
 }
 
 // TraceCoverage says what the trace could not see.
