@@ -19,12 +19,12 @@ import (
 // a call at that level after a jump is unwound whatever its site, and one
 // without is a tail call, also one to the function's own entry (a
 // self-recursive tail call, once the call ran its first instruction).
-// Without them (a stripped static program, a
-// library calling longjmp that the executable does not import) the rules
-// are unwind.go's: from the same site, a call of the same function after
-// its first instruction ran is a setjmp loop and one of another function
-// a tail call. A longjmp within a call's own callees followed by that
-// call's tail call is taken for an unwind.
+// Without them (a stripped static program, a library calling longjmp that
+// the executable does not import) the rules are unwind.go's: from the same
+// site, a call of the same function after its first instruction ran is a
+// setjmp loop and one of another function a tail call. A longjmp within a
+// call's own callees followed by that call's tail call is taken for an
+// unwind.
 
 // jumpNames are the C library's functions that longjmp (glibc's and musl's
 // public names; glibc's longjmp, _longjmp and siglongjmp are one function).

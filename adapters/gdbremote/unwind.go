@@ -226,10 +226,9 @@ func (s *session) dropReturns(ctx context.Context, ra uint64, kept []pendingRetu
 // longjmp is watched (jumps.go); when it is not, it is taken for a tail
 // call. C conventions only.
 //
-// Each call is reported once, when it tail-calls: the call it continued
-// in is then the one waiting at that level (a chain a, b, c gives "a to b"
-// and "b to c", not "a to c" too; before, a function tail-calling itself
-// three times gave six pairs).
+// Each call is reported once, when it tail-calls (tailed): a chain a, b, c
+// gives "a to b" and "b to c", and no "a to c" as well, though a and b
+// both wait at c's level.
 func (s *session) tailCallers(ra uint64, t threadID, sp, pc uint64) []int {
 	var hits []int
 	list := s.pending[ra]
