@@ -50,3 +50,25 @@ func TestVersionProbe(t *testing.T) {
 	_, err = probe(bin)
 	is.True(err != nil) // not executable: not run
 }
+
+// TestMissingRegistrationSaysHowToAdd: a detected client without rea, and a
+// skill that is not installed, pass (they are optional), but a new user
+// reading doctor learns what would add them: the command, and the file.
+// Before, the lines read "not registered (the file does not exist)" and
+// "the skill is not installed", naming neither.
+func TestMissingRegistrationSaysHowToAdd(t *testing.T) {
+	is := is.New(t)
+	regs := []hosts.Registration{
+		{Client: "claude-code", Status: hosts.StatusMissing, Scope: hosts.ScopeUser, Path: "/h/.claude.json", Reason: hosts.ReasonNoFile, Detail: "the file does not exist"},
+		{Client: "vscode", Status: hosts.StatusMissing, Scope: hosts.ScopeProject, Path: "/p/.vscode/mcp.json", Reason: hosts.ReasonNoEntry, Detail: `no "rea" entry under servers`},
+	}
+	checks := hosts.RegistrationChecks(regs, nil)
+	is.True(checks[0].OK)
+	is.Equal(checks[0].Detail, "not registered: /h/.claude.json does not exist (rea setup --client claude-code adds rea)")
+	is.True(checks[1].OK)
+	is.Equal(checks[1].Detail, `not registered: no "rea" entry under servers in /p/.vscode/mcp.json (rea setup --client vscode --scope project adds rea)`)
+
+	sk := hosts.SkillState{Path: "/h/.agents/skills/rea/SKILL.md", Status: hosts.StatusMissing, Reason: hosts.ReasonNoFile, Detail: "the skill is not installed"}.Check(false)
+	is.True(sk.OK)
+	is.Equal(sk.Detail, "the skill is not installed (rea setup --install-skill installs it at /h/.agents/skills/rea/SKILL.md)")
+}
