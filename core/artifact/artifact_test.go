@@ -710,3 +710,33 @@ func TestJavaScriptBundleOrPlainScript(t *testing.T) {
 		}
 	}
 }
+
+// TestContainerFailureSaysItOnce: a malformed or unsafe container fails with
+// a message naming what is wrong, the format and the entry once, then the
+// adapter's words. Before, a corrupt ASAR read "inventory_artifact: format
+// at \"main.js\": asar: format (entry \"main.js\"): asar: offset: offset
+// 1000000000000000 is past the end of 2961 bytes of data (entry
+// \"main.js\") at offset 838": the format twice, the reason three times,
+// the entry three times. details.detail keeps the adapter's whole error.
+func TestContainerFailureSaysItOnce(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b, 0o644)
+		return p
+	}
+	broken := write("broken.asar", []byte("FAKEasar\n[{\"path\": 1}]"))
+	escape := write("escape.zip", fakeBox("zip", fakeEntry{Path: "../evil.sh", Data: "x"}))
+	s := artSession(t)
+	for _, c := range []struct{ path, want string }{
+		{broken, "inventory_artifact: malformed asar: json: cannot unmarshal number into Go struct field fakeEntry.path of type string"},
+		{escape, `inventory_artifact: unsafe entry name in zip at "../evil.sh": unsafe name`},
+	} {
+		is := is.New(t)
+		_, _, e := artCall(t, s, context.Background(), "inventory_artifact", map[string]any{"path": c.path})
+		is.True(e != nil)
+		is.Equal(e.Code, core.CodeArtifactOperationFailed)
+		is.Equal(e.Message, c.want)
+		is.True(strings.Contains(e.Details["detail"].(string), "format") || strings.Contains(e.Details["detail"].(string), "path")) // the adapter's whole error
+	}
+}

@@ -158,8 +158,33 @@ func artifactError(ctx context.Context, op string, err error) error {
 		details["category"] = "integrity"
 		return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryIntegrityMismatch, Message: op + ": " + f.Error(), Err: err, Details: details}
 	}
-	return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryExecutionFailure, Message: op + ": " + f.Error(), Err: err, Details: details,
+	msg := op + ": " + f.Error()
+	if m, ok := containerMessage(op, f); ok {
+		msg = m
+	}
+	return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryExecutionFailure, Message: msg, Err: err, Details: details,
 		Remediation: "The artifact is malformed or unsafe (see details.reason and details.detail); rea refuses it rather than guess."}
+}
+
+// containerMessage is the message of a container's format, path or I/O
+// failure: what is wrong, the format and the entry once, then the adapter's
+// own words. The adapter's error (details.detail) names its format, reason
+// and entry again, so the chain of Error strings said each two or three
+// times.
+func containerMessage(op string, f *Failure) (string, bool) {
+	var ce *ports.ContainerError
+	if !errors.As(f.Err, &ce) || ce.Err == nil {
+		return "", false
+	}
+	what, ok := map[string]string{"format": "malformed ", "path": "unsafe entry name in ", "io": "cannot read "}[f.Reason]
+	if !ok {
+		return "", false
+	}
+	s := op + ": " + what + ce.Format
+	if f.Path != "" && f.Path != "." {
+		s += fmt.Sprintf(" at %q", f.Path)
+	}
+	return s + ": " + ce.Err.Error(), true
 }
 
 func isUnpackedMissing(err error) bool {
