@@ -296,6 +296,7 @@ type Item struct {
 	limits   []string // occurrence limitations
 	class    artClass
 	opaque   string                // why a recognised container was not expanded
+	misnamed bool                  // named .asar, but no opener recognised its bytes
 	rejected int                   // entries the container left out (noteRejected)
 	leftOut  []ports.RejectedEntry // the first maxRejectedListed of them
 	gone     error                 // why an unpacked file's bytes are missing (record-and-continue)
@@ -515,7 +516,22 @@ func (b *graphBuilder) start(ctx context.Context, st os.FileInfo) error {
 		return b.addEntries(bx, "")
 	}
 	f.Close()
+	noteMisnamed(b.root)
 	return nil
+}
+
+// misnamedASAR is the limitation of a file named .asar whose bytes no
+// opener recognised (a damaged or truncated archive, or a file misnamed):
+// it is still inventoried as the file it is, but is not what its name says.
+const misnamedASAR = "Named .asar, but its first bytes are not an ASAR header; recorded as a plain file, not expanded."
+
+// noteMisnamed records that it is named as an ASAR archive but was not
+// recognised as one.
+func noteMisnamed(it *Item) {
+	if strings.EqualFold(path.Ext(it.name), ".asar") && !it.misnamed {
+		it.misnamed = true
+		it.limits = append(it.limits, misnamedASAR)
+	}
 }
 
 // add links it under its parent (creating implied directories) and checks
@@ -1234,6 +1250,7 @@ func (b *graphBuilder) expandNested(ctx context.Context, hashed []*Item) ([]*Ite
 		}
 		o := b.recognize(it)
 		if o == nil {
+			noteMisnamed(it)
 			continue
 		}
 		format, _ := o.Recognize(it.head, it.name)
@@ -1448,10 +1465,13 @@ func (b *graphBuilder) sealRoot(items []*Item) (*Graph, map[string]*Node, []*Ite
 // sealLimitations are the graph's limitations, from its items alone.
 func sealLimitations(sorted []*Item) []string {
 	lims := []string{}
-	contradictions, opaque, unavailable := 0, 0, 0
+	contradictions, opaque, unavailable, misnamed := 0, 0, 0, 0
 	for _, it := range sorted {
 		if it.Mismatch {
 			contradictions++
+		}
+		if it.misnamed {
+			misnamed++
 		}
 		if it.opaque != "" {
 			opaque++
@@ -1465,6 +1485,9 @@ func sealLimitations(sorted []*Item) []string {
 	}
 	if opaque > 0 {
 		lims = append(lims, fmt.Sprintf("%d nested container(s) were recorded without being expanded; see the occurrences' limitations.", opaque))
+	}
+	if misnamed > 0 {
+		lims = append(lims, fmt.Sprintf("%d file(s) named .asar are not ASAR archives; see the occurrences' limitations.", misnamed))
 	}
 	if unavailable > 0 {
 		lims = append(lims, fmt.Sprintf("%d file(s) could not be read (encrypted, not regular, or missing from an ASAR's .unpacked companion); their hash_status is unavailable.", unavailable))

@@ -740,3 +740,31 @@ func TestContainerFailureSaysItOnce(t *testing.T) {
 		is.True(strings.Contains(e.Details["detail"].(string), "format") || strings.Contains(e.Details["detail"].(string), "path")) // the adapter's whole error
 	}
 }
+
+// TestMisnamedASARIsSaidSo: a file named .asar whose first bytes are not an
+// ASAR header (a damaged or truncated app.asar) is still inventoried as the
+// file it is, but its occurrence and the graph say it was not read as an
+// archive. Before, an agent asking what a damaged app.asar ships was told
+// only "format file, kind resource, hash verified", as if nothing were
+// wrong.
+func TestMisnamedASARIsSaidSo(t *testing.T) {
+	dir := t.TempDir()
+	app := writeTree(t, filepath.Join(dir, "app"), node{path: "resources/app.asar", data: "\x04\x00\x00\x00garbage"}, node{path: "main.js", data: "1"})
+	root := filepath.Join(dir, "app.asar")
+	os.WriteFile(root, []byte("\x04\x00\x00\x00garbage"), 0o644)
+	s := artSession(t)
+	for _, c := range []struct{ path, logical string }{{app, "resources/app.asar"}, {root, "."}} {
+		is := is.New(t)
+		r, _, e := artCall(t, s, context.Background(), "inventory_artifact", map[string]any{"path": c.path})
+		is.True(e == nil)
+		var occ map[string]any
+		for _, o := range r["occurrences"].([]any) {
+			if o.(map[string]any)["logical_path"] == c.logical {
+				occ = o.(map[string]any)
+			}
+		}
+		is.True(occ != nil)
+		is.Equal(occ["limitations"], []any{"Named .asar, but its first bytes are not an ASAR header; recorded as a plain file, not expanded."})
+		is.Equal(r["limitations"], []any{"1 file(s) named .asar are not ASAR archives; see the occurrences' limitations."})
+	}
+}
