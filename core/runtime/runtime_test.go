@@ -677,3 +677,22 @@ func TestObservePageTargetNamesItsWorkersHonestly(t *testing.T) {
 	is.Equal(worker("N1"), "worker thread scripts (the NodeWorker domain is not enabled by a passive observation)")
 	is.Equal(worker("P1"), "scripts of the workers the target started (each worker is a target of its own, which list_javascript_runtime_targets lists)")
 }
+
+// TestKindMismatchRemediationNamesTheKinds: observing a node target as an
+// Electron page is refused, and the advice says which runtime_kind fits
+// which target. Before, the advice was only "Check the target id or path
+// and its scope: list the targets again, and keep files inside
+// allowed_file_roots or application_root", which does not mention the kind
+// the agent got wrong.
+func TestKindMismatchRemediationNamesTheKinds(t *testing.T) {
+	dir, _ := app(t)
+	s := session(t, portstest.NewRuntimeFake(dir))
+	_, err := call(t, s, "observe_javascript_runtime", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": "N1", "runtime_kind": "electron-renderer"})
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeTargetUnavailable {
+		t.Fatalf("got %v, want target_unavailable", err)
+	}
+	if a := ce.Envelope().Error.Remediation.Action; !strings.Contains(a, "runtime_kind node or electron-main for a node target") {
+		t.Errorf("the remediation does not say which runtime_kind fits: %q", a)
+	}
+}
