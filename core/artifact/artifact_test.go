@@ -768,3 +768,31 @@ func TestMisnamedASARIsSaidSo(t *testing.T) {
 		is.Equal(r["limitations"], []any{"1 file(s) named .asar are not ASAR archives; see the occurrences' limitations."})
 	}
 }
+
+// TestMissingCompanionAdviceFitsTheCall: an unpacked file missing from its
+// companion is said once, and the advice is one the call can follow. Before,
+// extract_artifact under record-and-continue failed with "the bytes of
+// native/addon.node are unavailable: unavailable at \"native/addon.node\":
+// asar: unavailable (entry ...): companion missing" and advised calling
+// again with record-and-continue, which it had just done (extraction fails
+// under either policy).
+func TestMissingCompanionAdviceFitsTheCall(t *testing.T) {
+	for _, c := range []struct{ op, policy, advice string }{
+		{"inventory_artifact", "fail", `call again with integrity_policy: "record-and-continue"`},
+		{"extract_artifact", "record-and-continue", "pass occurrence_ids without it"},
+	} {
+		t.Run(c.op, func(t *testing.T) {
+			is := is.New(t)
+			p := integrityFixture(t, "", false)
+			os.WriteFile(p, fakeBox("asar", fakeEntry{Path: "a.js", Data: "a", SHA: "ok"}, fakeEntry{Path: "native/addon.node", Data: "x", Unpacked: true}), 0o644)
+			_, _, e := artCall(t, artSession(t), context.Background(), c.op, map[string]any{"path": p, "integrity_policy": c.policy})
+			is.True(e != nil)
+			is.Equal(e.Details["reason"], "unavailable")
+			is.Equal(e.Message, c.op+": the bytes of native/addon.node are unavailable: companion missing")
+			is.True(strings.Contains(e.Remediation, c.advice))
+			if c.op == "extract_artifact" {
+				is.True(!strings.Contains(e.Remediation, "call again with integrity_policy")) // not advice it has just followed
+			}
+		})
+	}
+}

@@ -150,10 +150,22 @@ func artifactError(ctx context.Context, op string, err error) error {
 	case "unavailable":
 		details["calculated_sha256"] = nil
 		details["unpacked"] = isUnpackedMissing(err)
+		why := detail
+		var ce *ports.ContainerError
+		if errors.As(err, &ce) && ce.Err != nil {
+			why = ce.Err.Error() // the container's error restates the reason and the entry
+		}
+		rem := "Restore the missing file (for an ASAR, the <archive>.unpacked companion directory must sit beside the archive) and call again; " +
+			"its content cannot be verified or materialized without it. "
+		if op == "extract_artifact" {
+			// Extraction fails under either policy: the way past it is
+			// to leave the file out.
+			rem += "To extract the other files, pass occurrence_ids without it (from inventory_artifact with integrity_policy: \"record-and-continue\", where its hash_status is unavailable)."
+		} else {
+			rem += "To inventory the rest of an ASAR without its unpacked files, call again with integrity_policy: \"record-and-continue\"."
+		}
 		return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryUnavailable, Err: err, Details: details,
-			Message: fmt.Sprintf("%s: the bytes of %s are unavailable: %s", op, f.Path, detail),
-			Remediation: "Restore the missing file (for an ASAR, the <archive>.unpacked companion directory must sit beside the archive) and call again; " +
-				"its content cannot be verified or materialized without it. To inventory the rest of an ASAR without its unpacked files, call again with integrity_policy: \"record-and-continue\"."}
+			Message: fmt.Sprintf("%s: the bytes of %s are unavailable: %s", op, f.Path, why), Remediation: rem}
 	case "integrity":
 		details["category"] = "integrity"
 		return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryIntegrityMismatch, Message: op + ": " + f.Error(), Err: err, Details: details}
