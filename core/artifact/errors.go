@@ -159,8 +159,10 @@ func artifactError(ctx context.Context, op string, err error) error {
 			"its content cannot be verified or materialized without it. "
 		if op == "extract_artifact" {
 			// Extraction fails under either policy: the way past it is
-			// to leave the file out.
-			rem += "To extract the other files, pass occurrence_ids without it (from inventory_artifact with integrity_policy: \"record-and-continue\", where its hash_status is unavailable)."
+			// to leave the file out, and under fail the inventory that
+			// precedes the writing stops at it first.
+			rem += "To extract the other files, call again with integrity_policy: \"record-and-continue\" and occurrence_ids that leave it out " +
+				"(from inventory_artifact with that policy, where its hash_status is unavailable)."
 		} else {
 			rem += "To inventory the rest of an ASAR without its unpacked files, call again with integrity_policy: \"record-and-continue\"."
 		}
