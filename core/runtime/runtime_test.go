@@ -696,3 +696,25 @@ func TestKindMismatchRemediationNamesTheKinds(t *testing.T) {
 		t.Errorf("the remediation does not say which runtime_kind fits: %q", a)
 	}
 }
+
+// TestScenarioMissingFileAdviceNamesThePaths: capture_electron_scenario with
+// an executable_path or application_path that does not exist is told to fix
+// those paths, not to "list the targets again", which this tool has none
+// of. Before, on a machine without Electron the advice was "Check the target
+// id or path and its scope: list the targets again, and keep files inside
+// allowed_file_roots or application_root".
+func TestScenarioMissingFileAdviceNamesThePaths(t *testing.T) {
+	dir, _ := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	s := session(t, f)
+	f.Err = &ports.BrowserError{Code: ports.BrowserTargetNotFound, Msg: "executable_path does not exist: /opt/e/electron"}
+	_, err := call(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir})
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeTargetUnavailable {
+		t.Fatalf("got %v, want target_unavailable", err)
+	}
+	a := ce.Envelope().Error.Remediation.Action
+	if strings.Contains(a, "list the targets") || !strings.Contains(a, "executable_path") || !strings.Contains(a, "npm install electron") {
+		t.Errorf("the remediation does not say how to fix the paths: %q", a)
+	}
+}
