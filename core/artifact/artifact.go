@@ -520,6 +520,18 @@ func (b *graphBuilder) start(ctx context.Context, st os.FileInfo) error {
 	return nil
 }
 
+// linkLeaves reports whether a link at logical path p whose target is
+// target leads outside the inventoried root (absolute, or climbing above
+// it): half of a symlink zip-slip, worth an agent's notice though rea never
+// follows a link.
+func linkLeaves(p, target string) bool {
+	if strings.HasPrefix(target, "/") || strings.HasPrefix(target, `\`) || filepath.VolumeName(target) != "" {
+		return true
+	}
+	j := path.Join(path.Dir(p), target)
+	return j == ".." || strings.HasPrefix(j, "../")
+}
+
 // misnamedASAR is the limitation of a file named .asar whose bytes no
 // opener recognised (a damaged or truncated archive, or a file misnamed):
 // it is still inventoried as the file it is, but is not what its name says.
@@ -1541,6 +1553,9 @@ func (b *graphBuilder) sealRest(g *Graph, nodes map[string]*Node, items, sorted 
 		}
 		if it.unpacked {
 			o.Limitations = append(o.Limitations, "Stored outside the archive, in its .unpacked companion directory.")
+		}
+		if it.Kind == ports.EntrySymlink && linkLeaves(it.Path, it.link) {
+			o.Limitations = append(o.Limitations, fmt.Sprintf("Its target %q leads outside the inventoried root; rea records links and never follows or writes them.", it.link))
 		}
 		occs = append(occs, o)
 		byOcc[it.occurrenceID] = it

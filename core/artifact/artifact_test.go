@@ -797,3 +797,27 @@ func TestMissingCompanionAdviceFitsTheCall(t *testing.T) {
 		})
 	}
 }
+
+// TestEscapingLinkIsNamed: a symbolic link in a ZIP (or a directory) whose
+// target is absolute or climbs above the inventoried root, the first half
+// of a symlink zip-slip, is recorded as before and its occurrence says so.
+// Before, a ZIP entry "link" pointing at ../../etc/passwd read like any
+// other link ("hash_status verified", no limitation); ASARs leave such
+// links out.
+func TestEscapingLinkIsNamed(t *testing.T) {
+	is := is.New(t)
+	p := filepath.Join(t.TempDir(), "links.zip")
+	os.WriteFile(p, fakeBox("zip", fakeEntry{Path: "a/out", Kind: "symlink", Link: "../../etc/passwd"},
+		fakeEntry{Path: "a/abs", Kind: "symlink", Link: "/etc/passwd"}, fakeEntry{Path: "a/in", Kind: "symlink", Link: "../b"},
+		fakeEntry{Path: "b", Data: "x"}), 0o644)
+	r, _, e := artCall(t, artSession(t), context.Background(), "inventory_artifact", map[string]any{"path": p})
+	is.True(e == nil)
+	lims := map[string][]any{}
+	for _, o := range r["occurrences"].([]any) {
+		o := o.(map[string]any)
+		lims[o["logical_path"].(string)] = o["limitations"].([]any)
+	}
+	is.Equal(lims["a/out"], []any{`Its target "../../etc/passwd" leads outside the inventoried root; rea records links and never follows or writes them.`})
+	is.Equal(lims["a/abs"], []any{`Its target "/etc/passwd" leads outside the inventoried root; rea records links and never follows or writes them.`})
+	is.Equal(lims["a/in"], []any{})
+}
