@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -188,7 +189,7 @@ func containerError(err error) error {
 	if !errors.As(err, &fe) {
 		return &ports.ContainerError{Format: "asar", Reason: ports.ContainerIO, Err: err}
 	}
-	ce := &ports.ContainerError{Format: "asar", Reason: ports.ContainerFormat, Path: fe.Path, Err: err}
+	ce := &ports.ContainerError{Format: "asar", Reason: ports.ContainerFormat, Path: fe.Path, Err: formatDetail{fe, err}}
 	var ne *NameError
 	switch {
 	case errors.As(err, &ne) && ne.Reason == "too-long":
@@ -205,6 +206,22 @@ func containerError(err error) error {
 	}
 	return ce
 }
+
+// formatDetail is a *FormatError as a *ports.ContainerError carries it: the
+// container error already names the format, the reason and the entry, so
+// this says only the problem and where in the archive it was found. It
+// unwraps to the error it came from, so errors.As still finds the
+// *FormatError.
+type formatDetail struct {
+	fe  *FormatError
+	err error
+}
+
+func (d formatDetail) Error() string {
+	return fmt.Sprintf("%s (archive byte %d)", d.fe.Msg, d.fe.Offset)
+}
+
+func (d formatDetail) Unwrap() error { return d.err }
 
 func isHex64(s string) bool {
 	if len(s) != 64 {

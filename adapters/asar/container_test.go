@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"strings"
@@ -174,4 +175,22 @@ func TestOpenerLeavesOutUnsafeEntries(t *testing.T) {
 		_, err := c.Open(t.Context(), p)
 		is.True(err != nil) // left out, or a link into what was left out
 	}
+}
+
+// TestOpenerErrorSaysItOnce: the *ports.ContainerError of a malformed
+// archive names the format, reason and entry itself, so what it wraps reads
+// as the problem and where in the archive it was found, not as another
+// "asar: offset: ... (entry \"a\")". Before, the whole read "asar: format
+// (entry \"a\"): asar: offset: offset 99 is past the end of 1 bytes of data
+// (entry \"a\") at offset 26".
+func TestOpenerErrorSaysItOnce(t *testing.T) {
+	is := is.New(t)
+	_, err := openContainer(t, rawArchive(`{"files":{"a":{"size":10,"offset":"99"}}}`, "x"), nil)
+	var ce *ports.ContainerError
+	is.True(errors.As(err, &ce))
+	var fe *asar.FormatError
+	is.True(errors.As(err, &fe)) // the typed error is kept
+	is.Equal(ce.Err.Error(), fe.Msg+fmt.Sprintf(" (archive byte %d)", fe.Offset))
+	is.Equal(strings.Count(err.Error(), "asar"), 1)
+	is.Equal(strings.Count(err.Error(), `"a"`), 1)
 }

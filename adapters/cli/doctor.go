@@ -75,6 +75,7 @@ func (e *env) doctor(clients []string, provider string, clean bool) (*doctorRepo
 		provider = ""
 	}
 	known := map[string]bool{}
+	providerCheck := map[string]int{} // a provider's check, by id, in checks
 	anyProvider := false
 	for _, p := range e.opts.Registry.Providers() {
 		info := p.Info()
@@ -109,6 +110,7 @@ func (e *env) doctor(clients []string, provider string, clean bool) (*doctorRepo
 			}
 			c.Detail, c.Remediation = av.Reason, "see "+info.ID+"'s requirements"
 		}
+		providerCheck[info.ID] = len(checks)
 		checks = append(checks, c)
 	}
 	var insts []ports.Installation
@@ -118,6 +120,12 @@ func (e *env) doctor(clients []string, provider string, clean bool) (*doctorRepo
 	for _, in := range insts {
 		known[in.Engine] = true
 		required := in.Configured || in.Engine == provider
+		if i, ok := providerCheck[in.Engine]; ok {
+			// The engine is a registered provider (Ghidra, Hopper): one
+			// check, the provider's, so a reader sees it once.
+			checks[i] = foldInstallation(checks[i], in, required)
+			continue
+		}
 		c := Check{Name: "engine:" + in.Engine, OK: in.Available || !required, Classification: "healthy", Detail: in.Detail, Engine: in}
 		switch {
 		case in.Available:
@@ -206,6 +214,29 @@ func (e *env) doctor(clients []string, provider string, clean bool) (*doctorRepo
 		LiveServer:  map[string]any{"state": "unknown", "remediation": "compare rea://server/identity or binary_session from the running server"},
 		ExtractDirs: dirs,
 	}, nil
+}
+
+// foldInstallation adds what the probe found of a provider's engine to the
+// provider's check: the installation's path when available, its failure
+// when required (configured, or named by --provider) and missing, and its
+// remediation, more specific than the provider's, when the check fails.
+func foldInstallation(c Check, in ports.Installation, required bool) Check {
+	if m, ok := c.Engine.(map[string]any); ok {
+		m["installation"] = in
+	}
+	if c.OK && in.Available && in.Path != "" && !strings.Contains(c.Detail, in.Path) {
+		c.Detail += " at " + in.Path
+	}
+	if c.OK && required && !in.Available {
+		c.OK, c.Classification, c.Detail = false, in.Classification, in.Detail
+		if c.Classification == "" {
+			c.Classification = "missing_analysis_engine"
+		}
+	}
+	if !c.OK && in.Remediation != "" {
+		c.Remediation = in.Remediation
+	}
+	return c
 }
 
 // cacheChecks report each analysis cache's root, entries and bytes, after

@@ -16,7 +16,8 @@ type Check struct {
 // RegistrationChecks turns Inspect's registrations into doctor checks.
 // Stale and invalid registrations fail (config_drift); a missing one fails
 // only for a client named in requested (the user asked about it), and is
-// informational otherwise. A requested client with no registration at all
+// informational otherwise, its detail naming the file and the setup command
+// that would add rea. A requested client with no registration at all
 // (not installed) gets a failing check saying so.
 func RegistrationChecks(regs []Registration, requested []string) []Check {
 	asked := map[string]bool{}
@@ -52,7 +53,8 @@ func RegistrationChecks(regs []Registration, requested []string) []Check {
 				c.OK, c.Classification = false, "config_drift"
 				c.Remediation = "run " + setup
 			} else {
-				c.Detail = "not registered (" + r.Detail + ")"
+				// Optional, so it passes; the detail says what would add it.
+				c.Detail = "not registered: " + missingWhere(r) + " (" + setup + " adds rea)"
 			}
 		}
 		out = append(out, c)
@@ -74,12 +76,15 @@ func RegistrationChecks(regs []Registration, requested []string) []Check {
 }
 
 // Check is the skill:identity doctor check. A skill that is not installed
-// passes unless required.
+// passes unless required; its detail then names the command that installs it.
 func (s SkillState) Check(required bool) Check {
 	c := Check{Name: "skill:identity", OK: true, Classification: "healthy", Detail: s.Detail, Skill: &s}
 	switch {
 	case s.Status == StatusAligned:
 	case s.Status == StatusMissing && !required:
+		if s.Path != "" {
+			c.Detail = s.Detail + " (rea setup --install-skill installs it at " + s.Path + ")"
+		}
 	default:
 		c.OK, c.Classification = false, "config_drift"
 		c.Remediation = "run rea setup --install-skill"
@@ -88,4 +93,17 @@ func (s SkillState) Check(required bool) Check {
 		}
 	}
 	return c
+}
+
+// missingWhere says where rea's entry is missing: the file, or what the
+// file lacks.
+func missingWhere(r Registration) string {
+	switch {
+	case r.Path == "":
+		return r.Detail
+	case r.Reason == ReasonNoFile:
+		return r.Path + " does not exist"
+	default:
+		return r.Detail + " in " + r.Path
+	}
 }

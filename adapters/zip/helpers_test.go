@@ -15,6 +15,7 @@ type member struct {
 	store   bool        // no compression
 	flags   uint16      // extra general purpose flags (0x1 marks encryption)
 	rawSize uint64      // when set, the declared uncompressed size (the header lies)
+	crc     uint32      // with rawSize, the declared CRC-32 (0: none to check)
 }
 
 // build writes a ZIP with archive/zip, which does not check names, so unsafe
@@ -42,6 +43,7 @@ func build(t testing.TB, members ...member) []byte {
 			if m.rawSize != 0 {
 				h.UncompressedSize64 = m.rawSize
 			}
+			h.CRC32 = m.crc
 			fw, err := w.CreateRaw(h)
 			if err != nil {
 				t.Fatal(err)

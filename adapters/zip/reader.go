@@ -331,7 +331,7 @@ func (r *Reader) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 		}
 		return nil, &ports.ContainerError{Format: "zip", Reason: reason, Path: name, Err: err}
 	}
-	return &boundedReader{rc: rc, r: r, name: name,
+	return &boundedReader{rc: rc, r: r, name: name, declared: f.UncompressedSize64,
 		maxEntry: r.opts.MaxEntryBytes, maxRatio: ratioBound(int64(f.CompressedSize64), r.opts.MaxCompressionRatio)}, nil
 }
 
@@ -361,6 +361,7 @@ type boundedReader struct {
 	r        *Reader
 	name     string
 	n        int64
+	declared uint64 // the uncompressed size the headers declare
 	maxEntry int64
 	maxRatio int64
 }
@@ -380,9 +381,25 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 		}
 	}
 	if err != nil && err != io.EOF {
-		err = &ports.ContainerError{Format: "zip", Reason: ports.ContainerFormat, Path: b.name, Err: err}
+		err = &ports.ContainerError{Format: "zip", Reason: ports.ContainerFormat, Path: b.name, Err: b.explain(err)}
 	}
 	return k, err
+}
+
+// explain says what archive/zip's errors about an entry's data mean: its
+// ErrFormat is data past the declared size (reading stops there), its
+// io.ErrUnexpectedEOF data short of it, its ErrChecksum a CRC mismatch.
+// The error stays reachable with errors.Is.
+func (b *boundedReader) explain(err error) error {
+	switch {
+	case errors.Is(err, stdzip.ErrFormat):
+		return fmt.Errorf("its data runs past the %d bytes its header declares (a forged size, as ZIP bombs use, or a damaged archive); reading stopped there: %w", b.declared, err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("its data ends after %d of the %d bytes its header declares (a truncated or damaged archive): %w", b.n, b.declared, err)
+	case errors.Is(err, stdzip.ErrChecksum):
+		return fmt.Errorf("its data does not match the CRC-32 its header declares (damaged or altered): %w", err)
+	}
+	return err
 }
 
 func (b *boundedReader) Close() error { return b.rc.Close() }

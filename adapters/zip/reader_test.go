@@ -320,3 +320,35 @@ func appendMember(t *testing.T, data []byte, m member) []byte {
 	w.Close()
 	return buf.Bytes()
 }
+
+// TestForgedSizesAreNamed: an entry whose data does not match the size its
+// headers declare (a ZIP bomb that understates its size, a truncated
+// archive) or its CRC-32 fails as a format error that says which. Before,
+// an inventory of a ZIP declaring 1000 bytes for 512 MiB of zeros failed
+// with only "zip: format (entry \"zeros.bin\"): zip: not a valid zip file".
+func TestForgedSizesAreNamed(t *testing.T) {
+	data := bytes.Repeat([]byte{'a'}, 4096)
+	for _, c := range []struct {
+		name   string
+		m      member
+		want   string
+		target error
+	}{
+		{"understated", member{name: "z", data: data, rawSize: 1000}, "its data runs past the 1000 bytes its header declares", stdzip.ErrFormat},
+		{"overstated", member{name: "z", data: data, rawSize: 8192}, "its data ends after 4096 of the 8192 bytes its header declares", io.ErrUnexpectedEOF},
+		{"checksum", member{name: "z", data: data, rawSize: 4096, crc: 1}, "its data does not match the CRC-32 its header declares", stdzip.ErrChecksum},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			r, err := open(t, build(t, c.m), nil)
+			is.NoErr(err)
+			_, err = readAll(t, r, "z")
+			var ce *ports.ContainerError
+			is.True(errors.As(err, &ce))
+			is.Equal(ce.Reason, ports.ContainerFormat)
+			is.Equal(ce.Path, "z")
+			is.True(errors.Is(err, c.target))              // the archive/zip error stays reachable
+			is.True(strings.Contains(err.Error(), c.want)) // says what is wrong
+		})
+	}
+}

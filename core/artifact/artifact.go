@@ -296,6 +296,7 @@ type Item struct {
 	limits   []string // occurrence limitations
 	class    artClass
 	opaque   string                // why a recognised container was not expanded
+	misnamed bool                  // named .asar, but no opener recognised its bytes
 	rejected int                   // entries the container left out (noteRejected)
 	leftOut  []ports.RejectedEntry // the first maxRejectedListed of them
 	gone     error                 // why an unpacked file's bytes are missing (record-and-continue)
@@ -515,7 +516,34 @@ func (b *graphBuilder) start(ctx context.Context, st os.FileInfo) error {
 		return b.addEntries(bx, "")
 	}
 	f.Close()
+	noteMisnamed(b.root)
 	return nil
+}
+
+// linkLeaves reports whether a link at logical path p whose target is
+// target leads outside the inventoried root (absolute, or climbing above
+// it): half of a symlink zip-slip, worth an agent's notice though rea never
+// follows a link.
+func linkLeaves(p, target string) bool {
+	if strings.HasPrefix(target, "/") || strings.HasPrefix(target, `\`) || filepath.VolumeName(target) != "" {
+		return true
+	}
+	j := path.Join(path.Dir(p), target)
+	return j == ".." || strings.HasPrefix(j, "../")
+}
+
+// misnamedASAR is the limitation of a file named .asar whose bytes no
+// opener recognised (a damaged or truncated archive, or a file misnamed):
+// it is still inventoried as the file it is, but is not what its name says.
+const misnamedASAR = "Named .asar, but its first bytes are not an ASAR header; recorded as a plain file, not expanded."
+
+// noteMisnamed records that it is named as an ASAR archive but was not
+// recognised as one.
+func noteMisnamed(it *Item) {
+	if strings.EqualFold(path.Ext(it.name), ".asar") && !it.misnamed {
+		it.misnamed = true
+		it.limits = append(it.limits, misnamedASAR)
+	}
 }
 
 // add links it under its parent (creating implied directories) and checks
@@ -863,6 +891,11 @@ feed:
 	wg.Wait()
 }
 
+// progressBytes is how many bytes read between two progress observations
+// (hashWriter): at the 270 MB/s a deflated 4 GiB entry was read at here, a
+// few a second, which the MCP front end rate-limits.
+var progressBytes int64 = 64 << 20
+
 // hashed counts one more item hashed, reporting progress now and then.
 func (b *graphBuilder) hashed() {
 	if n := b.hashedN.Add(1); n%500 == 0 {
@@ -1103,8 +1136,18 @@ func (w *hashWriter) write(chunk []byte) error {
 	}
 	w.h.Write(chunk)
 	w.n += int64(k)
-	if total := b.total.Add(int64(k)); total > l.MaxTotalBytes {
+	total := b.total.Add(int64(k))
+	if total > l.MaxTotalBytes {
 		return limitFailure("max_total_bytes", it.Path, total, l.MaxTotalBytes)
+	}
+	if total/progressBytes != (total-int64(k))/progressBytes {
+		// One large file takes seconds; say so as its bytes go by, so a
+		// client's request timeout is reset.
+		at := it.Path
+		if it == b.root {
+			at = filepath.Base(b.req.Path)
+		}
+		b.req.Observe(fmt.Sprintf("read %d MiB (%s)", total>>20, at))
 	}
 	// The root is the archive itself, not an entry: an ASAR or ZIP larger
 	// than max_entry_bytes opens, and its entries are held to the limit
@@ -1234,6 +1277,7 @@ func (b *graphBuilder) expandNested(ctx context.Context, hashed []*Item) ([]*Ite
 		}
 		o := b.recognize(it)
 		if o == nil {
+			noteMisnamed(it)
 			continue
 		}
 		format, _ := o.Recognize(it.head, it.name)
@@ -1448,10 +1492,13 @@ func (b *graphBuilder) sealRoot(items []*Item) (*Graph, map[string]*Node, []*Ite
 // sealLimitations are the graph's limitations, from its items alone.
 func sealLimitations(sorted []*Item) []string {
 	lims := []string{}
-	contradictions, opaque, unavailable := 0, 0, 0
+	contradictions, opaque, unavailable, misnamed := 0, 0, 0, 0
 	for _, it := range sorted {
 		if it.Mismatch {
 			contradictions++
+		}
+		if it.misnamed {
+			misnamed++
 		}
 		if it.opaque != "" {
 			opaque++
@@ -1465,6 +1512,9 @@ func sealLimitations(sorted []*Item) []string {
 	}
 	if opaque > 0 {
 		lims = append(lims, fmt.Sprintf("%d nested container(s) were recorded without being expanded; see the occurrences' limitations.", opaque))
+	}
+	if misnamed > 0 {
+		lims = append(lims, fmt.Sprintf("%d file(s) named .asar are not ASAR archives; see the occurrences' limitations.", misnamed))
 	}
 	if unavailable > 0 {
 		lims = append(lims, fmt.Sprintf("%d file(s) could not be read (encrypted, not regular, or missing from an ASAR's .unpacked companion); their hash_status is unavailable.", unavailable))
@@ -1503,6 +1553,9 @@ func (b *graphBuilder) sealRest(g *Graph, nodes map[string]*Node, items, sorted 
 		}
 		if it.unpacked {
 			o.Limitations = append(o.Limitations, "Stored outside the archive, in its .unpacked companion directory.")
+		}
+		if it.Kind == ports.EntrySymlink && linkLeaves(it.Path, it.link) {
+			o.Limitations = append(o.Limitations, fmt.Sprintf("Its target %q leads outside the inventoried root; rea records links and never follows or writes them.", it.link))
 		}
 		occs = append(occs, o)
 		byOcc[it.occurrenceID] = it

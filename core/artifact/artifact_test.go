@@ -710,3 +710,114 @@ func TestJavaScriptBundleOrPlainScript(t *testing.T) {
 		}
 	}
 }
+
+// TestContainerFailureSaysItOnce: a malformed or unsafe container fails with
+// a message naming what is wrong, the format and the entry once, then the
+// adapter's words. Before, a corrupt ASAR read "inventory_artifact: format
+// at \"main.js\": asar: format (entry \"main.js\"): asar: offset: offset
+// 1000000000000000 is past the end of 2961 bytes of data (entry
+// \"main.js\") at offset 838": the format twice, the reason three times,
+// the entry three times. details.detail keeps the adapter's whole error.
+func TestContainerFailureSaysItOnce(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b, 0o644)
+		return p
+	}
+	broken := write("broken.asar", []byte("FAKEasar\n[{\"path\": 1}]"))
+	escape := write("escape.zip", fakeBox("zip", fakeEntry{Path: "../evil.sh", Data: "x"}))
+	s := artSession(t)
+	for _, c := range []struct{ path, want string }{
+		{broken, "inventory_artifact: malformed asar: json: cannot unmarshal number into Go struct field fakeEntry.path of type string"},
+		{escape, `inventory_artifact: unsafe entry name in zip at "../evil.sh": unsafe name`},
+	} {
+		is := is.New(t)
+		_, _, e := artCall(t, s, context.Background(), "inventory_artifact", map[string]any{"path": c.path})
+		is.True(e != nil)
+		is.Equal(e.Code, core.CodeArtifactOperationFailed)
+		is.Equal(e.Message, c.want)
+		is.True(strings.Contains(e.Details["detail"].(string), "format") || strings.Contains(e.Details["detail"].(string), "path")) // the adapter's whole error
+	}
+}
+
+// TestMisnamedASARIsSaidSo: a file named .asar whose first bytes are not an
+// ASAR header (a damaged or truncated app.asar) is still inventoried as the
+// file it is, but its occurrence and the graph say it was not read as an
+// archive. Before, an agent asking what a damaged app.asar ships was told
+// only "format file, kind resource, hash verified", as if nothing were
+// wrong.
+func TestMisnamedASARIsSaidSo(t *testing.T) {
+	dir := t.TempDir()
+	app := writeTree(t, filepath.Join(dir, "app"), node{path: "resources/app.asar", data: "\x04\x00\x00\x00garbage"}, node{path: "main.js", data: "1"})
+	root := filepath.Join(dir, "app.asar")
+	os.WriteFile(root, []byte("\x04\x00\x00\x00garbage"), 0o644)
+	s := artSession(t)
+	for _, c := range []struct{ path, logical string }{{app, "resources/app.asar"}, {root, "."}} {
+		is := is.New(t)
+		r, _, e := artCall(t, s, context.Background(), "inventory_artifact", map[string]any{"path": c.path})
+		is.True(e == nil)
+		var occ map[string]any
+		for _, o := range r["occurrences"].([]any) {
+			if o.(map[string]any)["logical_path"] == c.logical {
+				occ = o.(map[string]any)
+			}
+		}
+		is.True(occ != nil)
+		is.Equal(occ["limitations"], []any{"Named .asar, but its first bytes are not an ASAR header; recorded as a plain file, not expanded."})
+		is.Equal(r["limitations"], []any{"1 file(s) named .asar are not ASAR archives; see the occurrences' limitations."})
+	}
+}
+
+// TestMissingCompanionAdviceFitsTheCall: an unpacked file missing from its
+// companion is said once, and the advice is one the call can follow. Before,
+// extract_artifact under record-and-continue failed with "the bytes of
+// native/addon.node are unavailable: unavailable at \"native/addon.node\":
+// asar: unavailable (entry ...): companion missing" and advised calling
+// again with record-and-continue, which it had just done (extraction fails
+// under either policy). Under fail, leaving the file out of occurrence_ids
+// is not enough either: the inventory before the writing stops at it.
+func TestMissingCompanionAdviceFitsTheCall(t *testing.T) {
+	for _, c := range []struct{ op, policy, advice string }{
+		{"inventory_artifact", "fail", `call again with integrity_policy: "record-and-continue"`},
+		{"extract_artifact", "record-and-continue", `"record-and-continue" and occurrence_ids that leave it out`},
+	} {
+		t.Run(c.op, func(t *testing.T) {
+			is := is.New(t)
+			p := integrityFixture(t, "", false)
+			os.WriteFile(p, fakeBox("asar", fakeEntry{Path: "a.js", Data: "a", SHA: "ok"}, fakeEntry{Path: "native/addon.node", Data: "x", Unpacked: true}), 0o644)
+			_, _, e := artCall(t, artSession(t), context.Background(), c.op, map[string]any{"path": p, "integrity_policy": c.policy})
+			is.True(e != nil)
+			is.Equal(e.Details["reason"], "unavailable")
+			is.Equal(e.Message, c.op+": the bytes of native/addon.node are unavailable: companion missing")
+			is.True(strings.Contains(e.Remediation, c.advice))
+			if c.op == "extract_artifact" {
+				is.True(!strings.Contains(e.Remediation, "To inventory the rest")) // not advice it has just followed
+			}
+		})
+	}
+}
+
+// TestEscapingLinkIsNamed: a symbolic link in a ZIP (or a directory) whose
+// target is absolute or climbs above the inventoried root, the first half
+// of a symlink zip-slip, is recorded as before and its occurrence says so.
+// Before, a ZIP entry "link" pointing at ../../etc/passwd read like any
+// other link ("hash_status verified", no limitation); ASARs leave such
+// links out.
+func TestEscapingLinkIsNamed(t *testing.T) {
+	is := is.New(t)
+	p := filepath.Join(t.TempDir(), "links.zip")
+	os.WriteFile(p, fakeBox("zip", fakeEntry{Path: "a/out", Kind: "symlink", Link: "../../etc/passwd"},
+		fakeEntry{Path: "a/abs", Kind: "symlink", Link: "/etc/passwd"}, fakeEntry{Path: "a/in", Kind: "symlink", Link: "../b"},
+		fakeEntry{Path: "b", Data: "x"}), 0o644)
+	r, _, e := artCall(t, artSession(t), context.Background(), "inventory_artifact", map[string]any{"path": p})
+	is.True(e == nil)
+	lims := map[string][]any{}
+	for _, o := range r["occurrences"].([]any) {
+		o := o.(map[string]any)
+		lims[o["logical_path"].(string)] = o["limitations"].([]any)
+	}
+	is.Equal(lims["a/out"], []any{`Its target "../../etc/passwd" leads outside the inventoried root; rea records links and never follows or writes them.`})
+	is.Equal(lims["a/abs"], []any{`Its target "/etc/passwd" leads outside the inventoried root; rea records links and never follows or writes them.`})
+	is.Equal(lims["a/in"], []any{})
+}

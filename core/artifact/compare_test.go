@@ -258,3 +258,29 @@ func TestCompareArtifactsWrongEvidenceNamesTheOperations(t *testing.T) {
 	is.Equal(issues[0].Path, []any{"right", "operation"})
 	is.True(strings.Contains(issues[0].Message, "inventory_artifact"))
 }
+
+// TestInspectArtifactProposesTheApplicationAnalysis: an inspection that
+// finds JavaScript (an Electron archive) proposes the call that maps it,
+// with the same path and integrity policy. Before, inspect_artifact on an
+// Electron app's ZIP said "This is (or contains) an Electron application
+// archive with 4 JavaScript file(s)" and proposed no next probe at all.
+func TestInspectArtifactProposesTheApplicationAnalysis(t *testing.T) {
+	is := is.New(t)
+	s := artSession(t)
+	dir := appTree(t, t.TempDir())
+	for _, policy := range []string{"fail", "record-and-continue"} {
+		r, _ := mustCall(t, s, "inspect_artifact", map[string]any{"path": dir, "integrity_policy": policy})
+		var found map[string]any
+		for _, p := range r["next_probes"].([]any) {
+			if p := p.(map[string]any); p["operation"] == "analyze_javascript_application" {
+				found = p
+			}
+		}
+		is.True(found != nil) // the application analysis is proposed
+		want := map[string]any{"path": dir, "detail": "summary"}
+		if policy != "fail" {
+			want["integrity_policy"] = policy
+		}
+		is.Equal(found["arguments"], want)
+	}
+}

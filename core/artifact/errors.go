@@ -150,16 +150,55 @@ func artifactError(ctx context.Context, op string, err error) error {
 	case "unavailable":
 		details["calculated_sha256"] = nil
 		details["unpacked"] = isUnpackedMissing(err)
+		why := detail
+		var ce *ports.ContainerError
+		if errors.As(err, &ce) && ce.Err != nil {
+			why = ce.Err.Error() // the container's error restates the reason and the entry
+		}
+		rem := "Restore the missing file (for an ASAR, the <archive>.unpacked companion directory must sit beside the archive) and call again; " +
+			"its content cannot be verified or materialized without it. "
+		if op == "extract_artifact" {
+			// Extraction fails under either policy: the way past it is
+			// to leave the file out, and under fail the inventory that
+			// precedes the writing stops at it first.
+			rem += "To extract the other files, call again with integrity_policy: \"record-and-continue\" and occurrence_ids that leave it out " +
+				"(from inventory_artifact with that policy, where its hash_status is unavailable)."
+		} else {
+			rem += "To inventory the rest of an ASAR without its unpacked files, call again with integrity_policy: \"record-and-continue\"."
+		}
 		return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryUnavailable, Err: err, Details: details,
-			Message: fmt.Sprintf("%s: the bytes of %s are unavailable: %s", op, f.Path, detail),
-			Remediation: "Restore the missing file (for an ASAR, the <archive>.unpacked companion directory must sit beside the archive) and call again; " +
-				"its content cannot be verified or materialized without it. To inventory the rest of an ASAR without its unpacked files, call again with integrity_policy: \"record-and-continue\"."}
+			Message: fmt.Sprintf("%s: the bytes of %s are unavailable: %s", op, f.Path, why), Remediation: rem}
 	case "integrity":
 		details["category"] = "integrity"
 		return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryIntegrityMismatch, Message: op + ": " + f.Error(), Err: err, Details: details}
 	}
-	return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryExecutionFailure, Message: op + ": " + f.Error(), Err: err, Details: details,
+	msg := op + ": " + f.Error()
+	if m, ok := containerMessage(op, f); ok {
+		msg = m
+	}
+	return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryExecutionFailure, Message: msg, Err: err, Details: details,
 		Remediation: "The artifact is malformed or unsafe (see details.reason and details.detail); rea refuses it rather than guess."}
+}
+
+// containerMessage is the message of a container's format, path or I/O
+// failure: what is wrong, the format and the entry once, then the adapter's
+// own words. The adapter's error (details.detail) names its format, reason
+// and entry again, so the chain of Error strings said each two or three
+// times.
+func containerMessage(op string, f *Failure) (string, bool) {
+	var ce *ports.ContainerError
+	if !errors.As(f.Err, &ce) || ce.Err == nil {
+		return "", false
+	}
+	what, ok := map[string]string{"format": "malformed ", "path": "unsafe entry name in ", "io": "cannot read "}[f.Reason]
+	if !ok {
+		return "", false
+	}
+	s := op + ": " + what + ce.Format
+	if f.Path != "" && f.Path != "." {
+		s += fmt.Sprintf(" at %q", f.Path)
+	}
+	return s + ": " + ce.Err.Error(), true
 }
 
 func isUnpackedMissing(err error) bool {

@@ -440,6 +440,17 @@ func (g *Graph) inspection(invID string, pathArg string) *InspectArtifactResult 
 		r.NextProbes = append(r.NextProbes, InspectArtifactResultNextProbe{Operation: "extract_artifact", Arguments: with(map[string]any{"occurrence_ids": ids}),
 			Reason: "Write the native add-ons to disk, then open each with open_binary to analyze it."})
 	}
+	if len(js) > 0 && pathArg != "" {
+		// The application graph is the next step for JavaScript: its
+		// processes, IPC, endpoints and source maps. It needs the path
+		// and, to read past contradictions, the same policy.
+		args := with(map[string]any{"detail": "summary"})
+		if g.b.req.Policy == integrityRecord {
+			args["integrity_policy"] = integrityRecord
+		}
+		r.NextProbes = append(r.NextProbes, InspectArtifactResultNextProbe{Operation: "analyze_javascript_application", Arguments: args,
+			Reason: fmt.Sprintf("Map the application's %d JavaScript file(s): processes, IPC channels, endpoints, source maps.", len(js))})
+	}
 	if len(maps) > 0 {
 		r.Hypotheses = append(r.Hypotheses, InspectArtifactResultHypothese{Confidence: core.ConfidenceInferred, Basis: firstN(maps, 20),
 			Statement: fmt.Sprintf("%d source map(s) are shipped; original source names and text may be recoverable from them.", len(maps))})

@@ -119,6 +119,16 @@ func runtimeErr(op string, err error) error {
 	switch code {
 	case core.CodeTargetUnavailable:
 		ce.Remediation = "Check the target id or path and its scope: list the targets again, and keep files inside allowed_file_roots or application_root."
+		if op == "capture_electron_scenario" { // it has no targets to list: its paths are at fault
+			ce.Remediation = "Check executable_path (an Electron executable; npm install electron puts one at node_modules/electron/dist/electron) " +
+				"and application_path (a directory or .asar inside application_root), then call again."
+		}
+		if op == "observe_javascript_runtime" && be.Code == ports.BrowserTargetNotAllowed {
+			// Refused for its scope, an attached client or the kind the
+			// caller declared: say which kinds fit which target.
+			ce.Remediation = "List the targets again (list_javascript_runtime_targets) and pass one in scope and not attached, with " +
+				"runtime_kind node or electron-main for a node target, electron-preload or electron-renderer for a page (its protocol_type), or no runtime_kind."
+		}
 	case core.CodeProviderUnavailable:
 		ce.Remediation = "Start the runtime with its inspector on loopback (node --inspect=127.0.0.1:PORT, or an Electron app with --remote-debugging-port=PORT) " +
 			"and pass that http://127.0.0.1:PORT endpoint, or use capture_electron_scenario, which launches the app itself."

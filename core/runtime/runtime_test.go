@@ -677,3 +677,44 @@ func TestObservePageTargetNamesItsWorkersHonestly(t *testing.T) {
 	is.Equal(worker("N1"), "worker thread scripts (the NodeWorker domain is not enabled by a passive observation)")
 	is.Equal(worker("P1"), "scripts of the workers the target started (each worker is a target of its own, which list_javascript_runtime_targets lists)")
 }
+
+// TestKindMismatchRemediationNamesTheKinds: observing a node target as an
+// Electron page is refused, and the advice says which runtime_kind fits
+// which target. Before, the advice was only "Check the target id or path
+// and its scope: list the targets again, and keep files inside
+// allowed_file_roots or application_root", which does not mention the kind
+// the agent got wrong.
+func TestKindMismatchRemediationNamesTheKinds(t *testing.T) {
+	dir, _ := app(t)
+	s := session(t, portstest.NewRuntimeFake(dir))
+	_, err := call(t, s, "observe_javascript_runtime", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": "N1", "runtime_kind": "electron-renderer"})
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeTargetUnavailable {
+		t.Fatalf("got %v, want target_unavailable", err)
+	}
+	if a := ce.Envelope().Error.Remediation.Action; !strings.Contains(a, "runtime_kind node or electron-main for a node target") {
+		t.Errorf("the remediation does not say which runtime_kind fits: %q", a)
+	}
+}
+
+// TestScenarioMissingFileAdviceNamesThePaths: capture_electron_scenario with
+// an executable_path or application_path that does not exist is told to fix
+// those paths, not to "list the targets again", which this tool has none
+// of. Before, on a machine without Electron the advice was "Check the target
+// id or path and its scope: list the targets again, and keep files inside
+// allowed_file_roots or application_root".
+func TestScenarioMissingFileAdviceNamesThePaths(t *testing.T) {
+	dir, _ := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	s := session(t, f)
+	f.Err = &ports.BrowserError{Code: ports.BrowserTargetNotFound, Msg: "executable_path does not exist: /opt/e/electron"}
+	_, err := call(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir})
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeTargetUnavailable {
+		t.Fatalf("got %v, want target_unavailable", err)
+	}
+	a := ce.Envelope().Error.Remediation.Action
+	if strings.Contains(a, "list the targets") || !strings.Contains(a, "executable_path") || !strings.Contains(a, "npm install electron") {
+		t.Errorf("the remediation does not say how to fix the paths: %q", a)
+	}
+}
