@@ -148,8 +148,17 @@ func xhrSends(src []byte, calls []ports.JSCall) map[int]xhrSend {
 		byRecv[recv] = append(byRecv[recv], ev{c.CalleeOffset, i, method == "open"})
 	}
 	pairs := map[int]xhrSend{}
+	budget := maxXHRRead
+	recvs := make([]string, 0, len(byRecv))
 	for recv, evs := range byRecv {
 		sort.SliceStable(evs, func(a, b int) bool { return evs[a].at < evs[b].at })
+		recvs = append(recvs, recv)
+	}
+	// The budget goes to receivers in the order of their first call, so
+	// the answer does not depend on map order.
+	sort.Slice(recvs, func(a, b int) bool { return byRecv[recvs[a]][0].at < byRecv[recvs[b]][0].at })
+	for _, recv := range recvs {
+		evs := byRecv[recv]
 		open := -1
 		var at int32
 		for _, e := range evs {
@@ -158,7 +167,12 @@ func xhrSends(src []byte, calls []ports.JSCall) map[int]xhrSend {
 				open, at = e.i, e.at
 				pairs[open] = xhrSend{send: -1, candidate: -1}
 			case open >= 0:
-				if why := sameXHR(src, recv, int(at), int(e.at)); why != "" {
+				why := "the source between the open() and the send() was not read: the script's reading budget was spent"
+				if gap := int(e.at - at); gap <= budget {
+					budget -= max(gap, 0)
+					why = sameXHR(src, recv, int(at), int(e.at))
+				}
+				if why != "" {
 					pairs[open] = xhrSend{send: -1, candidate: e.i, why: why}
 				} else {
 					pairs[open] = xhrSend{send: e.i, candidate: -1}
@@ -170,8 +184,13 @@ func xhrSends(src []byte, calls []ports.JSCall) map[int]xhrSend {
 	return pairs
 }
 
-// maxXHRGap bounds the source sameXHR reads between an open() and a send().
-const maxXHRGap = 1 << 20
+// maxXHRGap bounds the source sameXHR reads between an open() and a
+// send(), maxXHRRead all it reads in one script (receivers of different
+// names may each span the script).
+const (
+	maxXHRGap  = 1 << 20
+	maxXHRRead = 16 << 20
+)
 
 // sameXHR reads src from an open() call's property name (from) to a
 // send()'s (to), both of receiver recv, and says why the send() may be

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,5 +65,44 @@ function b() { const x = new XMLHttpRequest(); x.send(); }`, false, "outside the
 				t.Errorf("why = %q, want it to say %q", p.why, c.why)
 			}
 		})
+	}
+}
+
+// The source read to pair sends is bounded per script: receivers of
+// different names that each span the script are read until maxXHRRead is
+// spent, in the order of their first call, and the rest say so.
+func TestXHRSendReadingIsBounded(t *testing.T) {
+	var b strings.Builder
+	n := maxXHRRead/(maxXHRGap-4096) + 2
+	for i := range n {
+		fmt.Fprintf(&b, "r%c.open('GET', u);\n", 'a'+i)
+	}
+	b.WriteString("/*" + strings.Repeat(" ", maxXHRGap-4096) + "*/\n")
+	for i := range n {
+		fmt.Fprintf(&b, "r%c.send();\n", 'a'+i)
+	}
+	src := b.String()
+	calls := xhrCalls(src)
+	got := xhrSends([]byte(src), calls)
+	var paired, unread int
+	for i, c := range calls {
+		p, ok := got[i]
+		if !strings.HasSuffix(c.Callee, ".open") || !ok {
+			continue
+		}
+		switch {
+		case p.send >= 0:
+			paired++
+		case strings.Contains(p.why, "budget was spent"):
+			unread++
+		default:
+			t.Errorf("%s: %q", c.Callee, p.why)
+		}
+		if unread == 1 && p.send >= 0 {
+			t.Errorf("%s was read after the budget was spent", c.Callee)
+		}
+	}
+	if paired == 0 || unread == 0 || paired+unread != n {
+		t.Errorf("paired %d, unread %d of %d", paired, unread, n)
 	}
 }
