@@ -71,31 +71,11 @@ func TestElectronInspectIsPassiveAndGated(t *testing.T) {
 // TestElectronPagesLiveOnChromium: Debian's Chromium serving the
 // fixture's file:// page stands in for an Electron renderer (same CDP).
 func TestElectronPagesLiveOnChromium(t *testing.T) {
-	if cdp.FindChromium() == "" {
-		t.Skip("chromium is not installed; live Electron page test skipped")
-	}
 	is := is.New(t)
 	ctx := context.Background()
-	dir, _ := filepath.Abs("testdata/electronapp")
-	dir, _ = filepath.EvalSymlinks(dir)
-	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: "file://" + dir + "/index.html"})
-	if err != nil {
-		t.Fatalf("launch chromium: %v", err)
-	}
-	defer func() { is.NoErr(b.Close(ctx)) }()
 	e := cdp.NewRuntime(nil)
-	var target string
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && target == ""; time.Sleep(50 * time.Millisecond) {
-		l, err := e.ListElectronTargets(ctx, ports.ElectronListRequest{Endpoint: b.Endpoint(), AllowedFileRoots: []string{dir}})
-		if err == nil && len(l.Targets) == 1 {
-			target = l.Targets[0].TargetID
-		}
-	}
-	if target == "" {
-		t.Fatal("the fixture page never appeared")
-	}
-	time.Sleep(200 * time.Millisecond)
-	pc, err := e.InspectElectronPage(ctx, ports.ElectronInspectRequest{Endpoint: b.Endpoint(), TargetID: target, AllowedFileRoots: []string{dir}, ObservationMS: 100, IncludeScriptSources: true})
+	endpoint, dir, target := liveElectronPage(t, e)
+	pc, err := e.InspectElectronPage(ctx, ports.ElectronInspectRequest{Endpoint: endpoint, TargetID: target, AllowedFileRoots: []string{dir}, ObservationMS: 100, IncludeScriptSources: true})
 	is.NoErr(err)
 	is.Equal(len(pc.Frames), 1)
 	is.Equal(pc.Frames[0].FilePath, filepath.Join(dir, "index.html"))
@@ -117,9 +97,8 @@ func TestElectronPagesLiveOnChromium(t *testing.T) {
 // 100 ms window and the capture window said 100.
 func TestElectronInspectZeroWindowReadsAtOnce(t *testing.T) {
 	is := is.New(t)
-	dir, _ := filepath.Abs("testdata/electronapp")
-	f := cdptest.New(&cdptest.Options{Targets: []cdptest.Target{{ID: "T1", Type: "page", Title: "Fixture", URL: "file://" + dir + "/index.html"}}})
-	defer f.Close()
+	dir := fixtureApp(t)
+	f := fakeElectronPage(t, dir, nil)
 	pc, err := cdp.NewRuntime(nil).InspectElectronPage(context.Background(), ports.ElectronInspectRequest{Endpoint: f.URL, TargetID: "T1", AllowedFileRoots: []string{dir}})
 	is.NoErr(err)
 	is.Equal(pc.CaptureWindow.ObservationMS, 0)
@@ -133,14 +112,11 @@ func TestElectronInspectZeroWindowReadsAtOnce(t *testing.T) {
 // loss. Before, the call failed with nothing of the observation.
 func TestElectronInspectLostPageKeepsThePartialCapture(t *testing.T) {
 	is := is.New(t)
-	dir, _ := filepath.Abs("testdata/electronapp")
-	dir, _ = filepath.EvalSymlinks(dir)
-	f := cdptest.New(&cdptest.Options{Targets: []cdptest.Target{{ID: "T1", Type: "page", Title: "Fixture", URL: "file://" + dir + "/index.html"}},
-		After: map[string][]cdptest.Event{"Debugger.enable": {
-			{Method: "Debugger.scriptParsed", Params: map[string]any{"scriptId": "7", "url": "file://" + dir + "/renderer.js", "executionContextId": 1, "hash": "abc", "length": 20}},
-			{Method: "Target.detachedFromTarget", Params: map[string]any{"sessionId": "S1", "targetId": "T1"}, Browser: true},
-		}}})
-	defer f.Close()
+	dir := fixtureApp(t)
+	f := fakeElectronPage(t, dir, map[string][]cdptest.Event{"Debugger.enable": {
+		{Method: "Debugger.scriptParsed", Params: map[string]any{"scriptId": "7", "url": "file://" + dir + "/renderer.js", "executionContextId": 1, "hash": "abc", "length": 20}},
+		{Method: "Target.detachedFromTarget", Params: map[string]any{"sessionId": "S1", "targetId": "T1"}, Browser: true},
+	}})
 	_, err := cdp.NewRuntime(nil).InspectElectronPage(context.Background(), ports.ElectronInspectRequest{Endpoint: f.URL, TargetID: "T1",
 		AllowedFileRoots: []string{dir}, ObservationMS: 10000})
 	is.True(ports.IsCode(err, ports.BrowserDisconnected))
@@ -174,44 +150,24 @@ func TestElectronInspectLostPageKeepsThePartialCapture(t *testing.T) {
 // window is open; the inspection fails as disconnected with the page's
 // frame and renderer.js in its partial capture.
 func TestElectronInspectPageClosedLiveOnChromium(t *testing.T) {
-	if cdp.FindChromium() == "" {
-		t.Skip("chromium is not installed; live Electron page test skipped")
-	}
 	is := is.New(t)
 	ctx := context.Background()
-	dir, _ := filepath.Abs("testdata/electronapp")
-	dir, _ = filepath.EvalSymlinks(dir)
-	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: "file://" + dir + "/index.html"})
-	if err != nil {
-		t.Fatalf("launch chromium: %v", err)
-	}
-	defer func() { is.NoErr(b.Close(ctx)) }()
 	e := cdp.NewRuntime(nil)
-	var target string
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && target == ""; time.Sleep(50 * time.Millisecond) {
-		l, err := e.ListElectronTargets(ctx, ports.ElectronListRequest{Endpoint: b.Endpoint(), AllowedFileRoots: []string{dir}})
-		if err == nil && len(l.Targets) == 1 {
-			target = l.Targets[0].TargetID
-		}
-	}
-	if target == "" {
-		t.Fatal("the fixture page never appeared")
-	}
-	time.Sleep(200 * time.Millisecond)
+	endpoint, dir, target := liveElectronPage(t, e)
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.InspectElectronPage(ctx, ports.ElectronInspectRequest{Endpoint: b.Endpoint(), TargetID: target, AllowedFileRoots: []string{dir}, ObservationMS: 10000})
+		_, err := e.InspectElectronPage(ctx, ports.ElectronInspectRequest{Endpoint: endpoint, TargetID: target, AllowedFileRoots: []string{dir}, ObservationMS: 10000})
 		done <- err
 	}()
 	// Once the inspection has attached (the browser's Target.getTargets
 	// says so) and had a second to enable its domains, the page is closed:
 	// the window is still open. /json/list does not report a flat
 	// session's attach.
-	if !waitAttached(t, b.Endpoint(), target) {
+	if !waitAttached(t, endpoint, target) {
 		t.Fatal("the inspection never attached")
 	}
 	time.Sleep(time.Second)
-	resp, err := http.Get(b.Endpoint() + "/json/close/" + target)
+	resp, err := http.Get(endpoint + "/json/close/" + target)
 	is.NoErr(err)
 	resp.Body.Close()
 	err = <-done
@@ -282,4 +238,62 @@ func waitAttached(t *testing.T, endpoint, target string) bool {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return false
+}
+
+// fixtureApp is the fixture app's directory, its symbolic links resolved
+// (the pages' file:// URLs name the real path).
+func fixtureApp(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("testdata/electronapp")
+	if err == nil {
+		dir, err = filepath.EvalSymlinks(dir)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// fakeElectronPage is a fake endpoint whose one page, T1, shows the fixture
+// app's index.html; after lists the events it sends after a method's
+// reply. It is closed when the test ends.
+func fakeElectronPage(t *testing.T, dir string, after map[string][]cdptest.Event) *cdptest.Server {
+	t.Helper()
+	f := cdptest.New(&cdptest.Options{Targets: []cdptest.Target{{ID: "T1", Type: "page", Title: "Fixture", URL: "file://" + dir + "/index.html"}}, After: after})
+	t.Cleanup(f.Close)
+	return f
+}
+
+// liveElectronPage launches Chromium on the fixture app's index.html, a
+// stand-in for an Electron renderer (same CDP), and returns its endpoint,
+// the app's directory and the page's target once e lists it; it skips the
+// test when Chromium is missing, and closes the browser when the test
+// ends.
+func liveElectronPage(t *testing.T, e *cdp.RuntimeEngine) (endpoint, dir, target string) {
+	t.Helper()
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed; live Electron page test skipped")
+	}
+	ctx := context.Background()
+	dir = fixtureApp(t)
+	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: "file://" + dir + "/index.html"})
+	if err != nil {
+		t.Fatalf("launch chromium: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := b.Close(ctx); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && target == ""; time.Sleep(50 * time.Millisecond) {
+		l, err := e.ListElectronTargets(ctx, ports.ElectronListRequest{Endpoint: b.Endpoint(), AllowedFileRoots: []string{dir}})
+		if err == nil && len(l.Targets) == 1 {
+			target = l.Targets[0].TargetID
+		}
+	}
+	if target == "" {
+		t.Fatal("the fixture page never appeared")
+	}
+	time.Sleep(200 * time.Millisecond) // let the page's script run
+	return b.Endpoint(), dir, target
 }

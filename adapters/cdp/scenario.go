@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,7 +17,6 @@ import (
 	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/accessibility"
 	cdpt "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/domsnapshot"
 	"github.com/chromedp/cdproto/domstorage"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
@@ -754,7 +754,7 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 				a.Truncated = append(a.Truncated, "dom")
 			}
 		case "accessibility":
-			text, partial, err := axText(actx)
+			text, partial, err := axText(actx, chromedpAXCall)
 			if err != nil {
 				missing(k, err.Error())
 				continue
@@ -858,38 +858,22 @@ func storageArtifact(ctx context.Context, url string, red *strings.Replacer) (*p
 
 // axText renders the main frame's accessibility tree as indented "role
 // name" lines, a deterministic text that compares Go run to Go run. A
-// document with more DOM nodes than inspect_web_page's default
-// max_ax_nodes is read node by node, as inspect_web_page reads it
-// (axReadNodeByNode), rather than asked for whole (getFullAXTree answers a
-// frame's whole tree in one reply: 191 MB for a 200k-element page); the
-// text's last line then says how many of the document's nodes were not
-// read, and partial is true.
-func axText(ctx context.Context) (text []byte, partial bool, err error) {
-	c := chromedp.FromContext(ctx)
-	if c == nil || c.Target == nil {
-		return nil, false, chromedp.ErrInvalidContext
-	}
-	call := func(ctx context.Context, method string, params, result any) (bool, error) {
-		err := c.Target.Call(ctx, method, params, result)
-		var ce *cdproto.Error
-		if errors.As(err, &ce) {
-			if ce.Code == -32601 {
-				return false, nil
-			}
-			return true, fmt.Errorf("%w: %s", errAXRejected, ce.Message)
-		}
-		return err == nil, err
-	}
-	var snap snapshot
-	f := false
-	if _, err := call(ctx, domsnapshot.CommandCaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{}, IncludePaintOrder: &f, IncludeDOMRects: &f}, &snap); err != nil {
+// document with more nodes than inspect_web_page's default max_ax_nodes is
+// read node by node, as inspect_web_page reads it (axReadNodeByNode),
+// rather than asked for whole (getFullAXTree answers a frame's whole tree
+// in one reply: 191 MB for a 200k-element page); the text's last line then
+// says how many of the document's nodes were not read, and partial is
+// true. The nodes are counted by scenarioDocument, whose replies are
+// bounded as the read is.
+func axText(ctx context.Context, call axCall) (text []byte, partial bool, err error) {
+	doc, release, err := scenarioDocument(ctx, call, axReadsPerNode*defaultMaxAXNodes)
+	defer release()
+	if err != nil {
 		return nil, false, err
 	}
 	var nodes []axNode
 	var note string
-	if len(snap.Documents) > 0 && len(snap.Documents[0].Nodes.ParentIndex) > defaultMaxAXNodes {
-		d := snap.Documents[0].Nodes // the main frame's document comes first
-		doc := axDocument{nodes: len(d.ParentIndex), backendIDs: d.BackendNodeID}
+	if doc.nodes > defaultMaxAXNodes {
 		read, ok, err := axReadNodeByNode(ctx, call, doc, defaultMaxAXNodes, func(n axNode) { nodes = append(nodes, n) })
 		if err != nil {
 			return nil, false, err
@@ -951,6 +935,120 @@ func axText(ctx context.Context) (text []byte, partial bool, err error) {
 		b.WriteString(note + "\n")
 	}
 	return []byte(b.String()), note != "", nil
+}
+
+// chromedpAXCall is the axCall of a scenario: it sends through the
+// chromedp target of ctx. An unknown method is ok=false, any other refusal
+// errAXRejected.
+func chromedpAXCall(ctx context.Context, method string, params, result any) (bool, error) {
+	c := chromedp.FromContext(ctx)
+	if c == nil || c.Target == nil {
+		return false, chromedp.ErrInvalidContext
+	}
+	err := c.Target.Call(ctx, method, params, result)
+	var ce *cdproto.Error
+	if errors.As(err, &ce) {
+		if ce.Code == -32601 {
+			return false, nil
+		}
+		return true, fmt.Errorf("%w: %s", errAXRejected, ce.Message)
+	}
+	return err == nil, err
+}
+
+// scenarioDocument counts the main frame's document nodes (the document
+// and its descendants in tree order, shadow trees and frames' documents
+// not entered) and takes the first limit of them as remote objects, from a
+// script in an isolated world: the page's own scripts neither see it nor
+// can change what it reads. No reply grows with the page beyond limit
+// nodes: DOMSnapshot.captureSnapshot, which counts them too, answered
+// 26 MB for a 200k-element page, past the artifact's 5 s wait under load.
+// The page holds the objects until release is called.
+func scenarioDocument(ctx context.Context, call axCall, limit int) (doc axDocument, release func(), err error) {
+	release = func() {}
+	var tree struct {
+		FrameTree struct {
+			Frame struct {
+				ID cdpt.FrameID `json:"id"`
+			} `json:"frame"`
+		} `json:"frameTree"`
+	}
+	if err := supported(call(ctx, page.CommandGetFrameTree, nil, &tree)); err != nil {
+		return axDocument{}, release, err
+	}
+	var world page.CreateIsolatedWorldResult
+	if err := supported(call(ctx, page.CommandCreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.Frame.ID, WorldName: "rea-accessibility"}, &world)); err != nil {
+		return axDocument{}, release, err
+	}
+	var ev struct {
+		Result struct {
+			ObjectID runtime.RemoteObjectID `json:"objectId"`
+		} `json:"result"`
+		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
+	}
+	expr := fmt.Sprintf(`(() => {
+	const first = [], w = document.createTreeWalker(document);
+	let n = 0;
+	for (let node = document; node; node = w.nextNode(), n++) if (n < %d) first.push(node);
+	first.total = n;
+	return first;
+})()`, limit)
+	if err := supported(call(ctx, runtime.CommandEvaluate, runtime.EvaluateParams{Expression: expr, ContextID: world.ExecutionContextID, ObjectGroup: scenarioObjectGroup}, &ev)); err != nil {
+		return axDocument{}, release, err
+	}
+	release = func() {
+		rctx, cancel := cleanupContext(ctx)
+		defer cancel()
+		call(rctx, runtime.CommandReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: scenarioObjectGroup}, nil)
+	}
+	if ev.ExceptionDetails != nil || ev.Result.ObjectID == "" {
+		return axDocument{}, release, errors.New("counting the document's nodes failed")
+	}
+	own := true
+	var props struct {
+		Result []struct {
+			Name  string `json:"name"`
+			Value *struct {
+				ObjectID runtime.RemoteObjectID `json:"objectId"`
+				Value    json.RawMessage        `json:"value"`
+			} `json:"value"`
+		} `json:"result"`
+	}
+	if err := supported(call(ctx, runtime.CommandGetProperties, runtime.GetPropertiesParams{ObjectID: ev.Result.ObjectID, OwnProperties: &own}, &props)); err != nil {
+		return axDocument{}, release, err
+	}
+	doc.objectIDs = make([]runtime.RemoteObjectID, 0, limit)
+	at := map[int]runtime.RemoteObjectID{}
+	for _, p := range props.Result {
+		if p.Value == nil {
+			continue
+		}
+		if p.Name == "total" {
+			json.Unmarshal(p.Value.Value, &doc.nodes)
+		} else if i, err := strconv.Atoi(p.Name); err == nil && i >= 0 && i < limit && p.Value.ObjectID != "" {
+			at[i] = p.Value.ObjectID
+		}
+	}
+	for i := 0; i < len(at); i++ {
+		id, ok := at[i]
+		if !ok {
+			break
+		}
+		doc.objectIDs = append(doc.objectIDs, id)
+	}
+	return doc, release, nil
+}
+
+// scenarioObjectGroup holds the remote objects scenarioDocument takes.
+const scenarioObjectGroup = "rea-accessibility"
+
+// supported is a command's error, or one saying the browser does not know
+// the command.
+func supported(ok bool, err error) error {
+	if err == nil && !ok {
+		return errors.New("the browser does not support a command the accessibility artifact needs")
+	}
+	return err
 }
 
 // newRedactor replaces secret values, longest first, with

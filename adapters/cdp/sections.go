@@ -25,6 +25,7 @@ import (
 	"github.com/chromedp/cdproto/indexeddb"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/cdproto/target"
 
@@ -339,11 +340,31 @@ func (v *axValue) text() string {
 	return ""
 }
 
-// axDocument is what the DOM snapshot says of a frame's document: its node
-// count and its first backend node ids, in document order.
+// axDocument is what is known of a frame's document before its
+// accessibility tree is read: its node count and its first nodes, in
+// document order. inspect_web_page learns them from the DOM snapshot, as
+// backend node ids; a scenario from a script in an isolated world
+// (scenarioDocument), as remote objects.
 type axDocument struct {
 	nodes      int
 	backendIDs []int
+	objectIDs  []runtime.RemoteObjectID
+}
+
+// refs is how many of the document's first nodes can be asked for.
+func (d axDocument) refs() int { return len(d.backendIDs) + len(d.objectIDs) }
+
+// partial asks for the accessibility node of the document's i-th node,
+// without its relatives.
+func (d axDocument) partial(i int) accessibility.GetPartialAXTreeParams {
+	no := false
+	p := accessibility.GetPartialAXTreeParams{FetchRelatives: &no}
+	if i < len(d.backendIDs) {
+		p.BackendNodeID = cdpt.BackendNodeID(d.backendIDs[i])
+	} else {
+		p.ObjectID = d.objectIDs[i-len(d.backendIDs)]
+	}
+	return p
 }
 
 // axReadsPerNode bounds the node-by-node read at this many
@@ -515,9 +536,8 @@ var errAXRejected = errors.New("the browser rejected the accessibility command")
 // skipped. inspect_web_page and capture_browser_scenario's accessibility
 // artifact both read a large document so.
 func axReadNodeByNode(ctx context.Context, call axCall, doc axDocument, room int, keep func(axNode)) (read int, ok bool, err error) {
-	no := false
 	kept := 0
-	for _, id := range doc.backendIDs[:min(len(doc.backendIDs), axReadsPerNode*room)] {
+	for i := range min(doc.refs(), axReadsPerNode*room) {
 		if kept >= room {
 			break
 		}
@@ -525,8 +545,7 @@ func axReadNodeByNode(ctx context.Context, call axCall, doc axDocument, room int
 			Nodes []axNode `json:"nodes"`
 		}
 		read++
-		ok, err := call(ctx, accessibility.CommandGetPartialAXTree,
-			accessibility.GetPartialAXTreeParams{BackendNodeID: cdpt.BackendNodeID(id), FetchRelatives: &no}, &res)
+		ok, err := call(ctx, accessibility.CommandGetPartialAXTree, doc.partial(i), &res)
 		if errors.Is(err, errAXRejected) {
 			continue
 		}

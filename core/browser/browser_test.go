@@ -1096,6 +1096,16 @@ func TestInspectNamesItsWebSockets(t *testing.T) {
 	is.True(diff["overall_status"] != nil)
 }
 
+// xhrOtherSrc sends through an x of another function.
+const xhrOtherSrc = "function a() {\n" +
+	"  const x = new XMLHttpRequest();\n" +
+	"  x.open(\"GET\", \"/a\");\n" +
+	"}\n" +
+	"function b() {\n" +
+	"  const x = new XMLHttpRequest();\n" +
+	"  x.send();\n" +
+	"}\n"
+
 const xhrSrc = "function load() {\n" +
 	"  const x = new XMLHttpRequest();\n" +
 	"  x.open(\"GET\", \"/a\");\n" +
@@ -1113,6 +1123,14 @@ func (xhrJS) Info() ports.ProviderInfo {
 	return ports.ProviderInfo{ID: "xhr-js", Name: "recorded", Version: "1"}
 }
 func (xhrJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	if string(req.Source) == xhrOtherSrc {
+		at := func(s string) int64 { return int64(strings.Index(xhrOtherSrc, s)) }
+		return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
+			{Callee: "x.open", Offset: at(`"GET"`), CalleeOffset: int32(at(`open(`)), Args: []ports.JSValue{
+				{Kind: ports.JSValString, Value: "GET", Offset: at(`"GET"`)}, {Kind: ports.JSValString, Value: "/a", Offset: at(`"/a"`)}}},
+			{Callee: "x.send", Offset: -1, CalleeOffset: int32(at("send(")), Args: []ports.JSValue{}},
+		}}, nil
+	}
 	at := func(s string) int64 { return int64(strings.Index(xhrSrc, s)) }
 	str := func(s string) ports.JSValue {
 		return ports.JSValue{Kind: ports.JSValString, Value: s, Offset: at(`"` + s + `"`)}
@@ -1157,4 +1175,13 @@ func TestBundleXHREndpointNamesItsSend(t *testing.T) {
 		`/a@3:open("GET", "/a"); sent@5:send();`,
 		`/b@6:open("POST", "/b");`,
 	})
+
+	// The send() of another function's x is not this request's: no
+	// send_location, and send_unpaired says which send() and why. Before,
+	// it was taken as the send_location.
+	f.Capture.Scripts[0].Source = []byte(xhrOtherSrc)
+	b = result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	e := b["observations"].(map[string]any)["endpoints"].([]any)[0].(map[string]any)
+	is.Equal(e["send_location"], nil)
+	is.Equal(e["send_unpaired"], "x.send() at 7:4 was not taken as this request's send: the send() is outside the block that holds the open(), so it may be another function's x")
 }

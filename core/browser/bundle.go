@@ -113,14 +113,27 @@ func endpointSite(src []byte, call ports.JSCall, v ports.JSValue) int64 {
 	return call.Offset
 }
 
+// xhrSend is what xhrSends says of one open(): send is the index in calls
+// of its send(), or -1; when a send() of the same name path follows but is
+// refused as possibly another object's, candidate is its index and why
+// says so (else candidate is -1).
+type xhrSend struct {
+	send, candidate int
+	why             string
+}
+
 // xhrSends pairs each XHR open() call (by index in calls) with the send()
 // of the same receiver that follows it before the receiver's next open(),
 // in source order: an XHR's request is made, and its initiator placed, at
-// send(), while its URL is at open(). The receiver is matched by its name
-// path (x in x.open, this.req in this.req.open), so a send in another
-// function through the same name can pair; a call without a position
-// pairs with nothing.
-func xhrSends(calls []ports.JSCall) map[int]int {
+// send(), while its URL is at open(). The facts name a receiver by its
+// name path only (x in x.open, this.req in this.req.open), not by its
+// binding, so a send() of the same name is kept only when the source
+// between the two calls shows it is the same object (sameXHR): within the
+// block that holds the open(), the name neither assigned, declared again
+// nor a parameter in between. Otherwise the open() is left without a send
+// and why says which send() was refused and for what. A call without a
+// position pairs with nothing.
+func xhrSends(src []byte, calls []ports.JSCall) map[int]xhrSend {
 	type ev struct {
 		at   int32
 		i    int
@@ -134,16 +147,36 @@ func xhrSends(calls []ports.JSCall) map[int]int {
 		}
 		byRecv[recv] = append(byRecv[recv], ev{c.CalleeOffset, i, method == "open"})
 	}
-	pairs := map[int]int{}
-	for _, evs := range byRecv {
+	pairs := map[int]xhrSend{}
+	budget := maxXHRRead
+	recvs := make([]string, 0, len(byRecv))
+	for recv, evs := range byRecv {
 		sort.SliceStable(evs, func(a, b int) bool { return evs[a].at < evs[b].at })
+		recvs = append(recvs, recv)
+	}
+	// The budget goes to receivers in the order of their first call, so
+	// the answer does not depend on map order.
+	sort.Slice(recvs, func(a, b int) bool { return byRecv[recvs[a]][0].at < byRecv[recvs[b]][0].at })
+	for _, recv := range recvs {
+		evs := byRecv[recv]
 		open := -1
+		var at int32
 		for _, e := range evs {
 			switch {
 			case e.open:
-				open = e.i
+				open, at = e.i, e.at
+				pairs[open] = xhrSend{send: -1, candidate: -1}
 			case open >= 0:
-				pairs[open] = e.i
+				why := "the source between the open() and the send() was not read: the script's reading budget was spent"
+				if gap := int(e.at - at); gap <= budget {
+					budget -= max(gap, 0)
+					why = sameXHR(src, recv, int(at), int(e.at))
+				}
+				if why != "" {
+					pairs[open] = xhrSend{send: -1, candidate: e.i, why: why}
+				} else {
+					pairs[open] = xhrSend{send: e.i, candidate: -1}
+				}
 				open = -1
 			}
 		}
@@ -151,7 +184,239 @@ func xhrSends(calls []ports.JSCall) map[int]int {
 	return pairs
 }
 
-// cutLast splits a name path at its last dot: "x.open" is x and open.
+// maxXHRGap bounds the source sameXHR reads between an open() and a
+// send(), maxXHRRead all it reads in one script (receivers of different
+// names may each span the script).
+const (
+	maxXHRGap  = 1 << 20
+	maxXHRRead = 16 << 20
+)
+
+// sameXHR reads src from an open() call's property name (from) to a
+// send()'s (to), both of receiver recv, and says why the send() may be
+// another object's, or "" when nothing between them suggests so. It skips
+// strings, template text, comments and regular expressions, and refuses
+// when the send() is outside the block that holds the open() (another
+// function's variable of the same name, say), when recv or its root name
+// is assigned, or the root name declared or made a parameter, in between.
+// It reads tokens, not a syntax tree: a name used as an if condition just
+// before a block reads as a parameter, and a non-arrow function between
+// them that rebinds this is not noticed.
+func sameXHR(src []byte, recv string, from, to int) string {
+	if from < 0 || to > len(src) || from >= to {
+		return "the send() is not after the open()"
+	}
+	if to-from > maxXHRGap {
+		return fmt.Sprintf("the send() is more than %d KiB after the open(), past what is read to tell whether it is the same object", maxXHRGap>>10)
+	}
+	root, _, _ := strings.Cut(recv, ".")
+	s := src[:to]
+	depth := 0
+	var templ []int   // brace depths at which a template literal's ${ opened
+	prev := byte('.') // the last significant character: open is a member name
+	prevWord := ""
+	for i := from; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+			continue
+		case c == '/' && i+1 < len(s) && s[i+1] == '/':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			continue
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			end := bytes.Index(s[i+2:], []byte("*/"))
+			if end < 0 {
+				return ""
+			}
+			i += end + 4
+			continue
+		case c == '"' || c == '\'':
+			i = skipQuoted(s, i, c)
+			prev, prevWord = c, ""
+			continue
+		case c == '`':
+			i = skipTemplate(s, i+1)
+			if i < len(s) && s[i] == '{' { // ${: an expression until its }
+				templ = append(templ, depth)
+				depth++
+				i++
+				prev, prevWord = '{', ""
+				continue
+			}
+			prev, prevWord = c, ""
+			continue
+		case c == '/' && regexMayStart(prev, prevWord):
+			i = skipRegex(s, i+1)
+			prev, prevWord = '/', ""
+			continue
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+			if n := len(templ); n > 0 && templ[n-1] == depth {
+				templ = templ[:n-1]
+				i = skipTemplate(s, i+1)
+				if i < len(s) && s[i] == '{' {
+					templ = append(templ, depth)
+					depth++
+					i++
+				}
+				prev, prevWord = '`', ""
+				continue
+			}
+			if depth < 0 {
+				return "the send() is outside the block that holds the open(), so it may be another function's " + root
+			}
+		case isIdentByte(c):
+			j := i
+			for j < len(s) && isIdentByte(s[j]) {
+				j++
+			}
+			word := string(s[i:j])
+			if word == root && prev != '.' {
+				if why := rebinding(s, i, j, recv, prevWord); why != "" {
+					return why
+				}
+			}
+			prev, prevWord = 'a', word
+			i = j
+			continue
+		}
+		prev, prevWord = c, ""
+		i++
+	}
+	return ""
+}
+
+// rebinding says how the name root at s[i:j] (not a member) binds or
+// assigns it, or "" when it only reads it: declared after var, let, const,
+// function or class; assigned (= but not == or =>), or recv assigned
+// through it; a parameter (before =>, or in a parenthesized list followed
+// by => or {).
+func rebinding(s []byte, i, j int, recv, prevWord string) string {
+	root := string(s[i:j])
+	switch prevWord {
+	case "var", "let", "const", "function", "class":
+		return root + " is declared again between the open() and the send()"
+	}
+	if e := i + len(recv); recv != root && bytes.HasPrefix(s[i:], []byte(recv)) && (e >= len(s) || !isIdentByte(s[e])) {
+		// this.req = ...: the receiver's path assigned.
+		if k := skipSpace(s, e); k < len(s) && s[k] == '=' && (k+1 >= len(s) || s[k+1] != '=' && s[k+1] != '>') {
+			return recv + " is assigned between the open() and the send()"
+		}
+	}
+	k := skipSpace(s, j)
+	if k < len(s) && s[k] == '=' {
+		if k+1 < len(s) && s[k+1] == '>' {
+			return root + " is a parameter of a function between the open() and the send()"
+		}
+		if k+1 >= len(s) || s[k+1] != '=' {
+			return root + " is assigned between the open() and the send()"
+		}
+	}
+	if k < len(s) && (s[k] == ',' || s[k] == ')') {
+		// The list this name is in: a parameter list when => or { follows.
+		parens := 0
+		for m := k; m < len(s); m++ {
+			switch s[m] {
+			case '(':
+				parens++
+			case ')':
+				if parens--; parens < 0 {
+					n := skipSpace(s, m+1)
+					if n < len(s) && (s[n] == '{' || s[n] == '=' && n+1 < len(s) && s[n+1] == '>') {
+						return root + " is a parameter of a function between the open() and the send()"
+					}
+					return ""
+				}
+			case ';', '{', '}':
+				return ""
+			}
+		}
+	}
+	return ""
+}
+
+func skipSpace(s []byte, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// skipQuoted is the index after the string literal that opens at s[i]
+// with quote q.
+func skipQuoted(s []byte, i int, q byte) int {
+	for i++; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case q, '\n':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipTemplate reads template text from s[i] to its closing backquote
+// (the index after it) or to a ${ (the index of its {).
+func skipTemplate(s []byte, i int) int {
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '`':
+			return i + 1
+		case '$':
+			if i+1 < len(s) && s[i+1] == '{' {
+				return i + 1
+			}
+		}
+	}
+	return i
+}
+
+// skipRegex is the index after the regular expression whose body starts
+// at s[i] (a / inside a class [...] does not end it) and its flags.
+func skipRegex(s []byte, i int) int {
+	class := false
+	for ; i < len(s) && s[i] != '\n'; i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			i++
+		case c == '[':
+			class = true
+		case c == ']':
+			class = false
+		case c == '/' && !class:
+			for i++; i < len(s) && isIdentByte(s[i]); i++ {
+			}
+			return i
+		}
+	}
+	return i
+}
+
+// regexMayStart reports whether a / after the significant character prev
+// (or keyword prevWord) starts a regular expression rather than dividing.
+func regexMayStart(prev byte, prevWord string) bool {
+	if prev == 'a' {
+		switch prevWord {
+		case "return", "typeof", "case", "in", "of", "new", "delete", "void", "throw", "else", "do", "instanceof", "yield", "await":
+			return true
+		}
+		return false
+	}
+	return strings.IndexByte("(,=:[!&|?{};+-*%<>~^", prev) >= 0
+}
+
 func cutLast(path string) (string, string, bool) {
 	i := strings.LastIndexByte(path, '.')
 	if i <= 0 {
@@ -347,7 +612,7 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 			}
 			addFinding(f, &edges, BundleChunkEdge{FromScriptKey: s.key, Kind: kind, Specifier: spec, ResolvedURL: resolved, Location: loc(im.Offset)})
 		}
-		sends := xhrSends(facts.Calls)
+		sends := xhrSends(src, facts.Calls)
 		for i, call := range facts.Calls {
 			last := lastSegment(call.Callee)
 			var a0, e0, e1 string
@@ -383,11 +648,15 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: kind, Value: sanitizeEndpoint(e0), Location: loc(endpointSite(src, call, a0v))})
 			case last == "open" && strings.Contains(call.Callee, ".") && eok1:
 				ep := BundleEndpoint{ScriptKey: s.key, Kind: "xhr_open", Value: sanitizeEndpoint(e1), Location: loc(endpointSite(src, call, a1v))}
-				if j, ok := sends[i]; ok {
-					if off := callPosition(src, facts.Calls[j]); off >= 0 {
+				if p, ok := sends[i]; ok && p.send >= 0 {
+					if off := callPosition(src, facts.Calls[p.send]); off >= 0 {
 						at := loc(off)
 						ep.SendLocation = &at
 					}
+				} else if ok && p.candidate >= 0 {
+					c := facts.Calls[p.candidate]
+					at := loc(int64(c.CalleeOffset))
+					ep.SendUnpaired = fmt.Sprintf("%s() at %d:%d was not taken as this request's send: %s", c.Callee, at.Line, at.Column, p.why)
 				}
 				addFinding(f, &endpoints, ep)
 			case endpointMethods[last] && strings.Contains(call.Callee, ".") && eok0:

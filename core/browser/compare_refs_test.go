@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -172,4 +173,61 @@ func TestInspectWebPageConciseByDefault(t *testing.T) {
 	small := result(mustCall(t, session(t, richFake(), nil), "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
 	is.Equal(small["parent_evidence_id"], nil)
 	is.Equal(len(small["dom"].(map[string]any)["nodes"].([]any)), 2)
+}
+
+// Concise inspections made on another connection name complete records
+// this one does not retain. compare_web_captures compares what they carry
+// (the listed nodes and the totals), and a DOM or accessibility dimension
+// it cannot settle is unknown with a reason that names the record it
+// lacks and what to pass instead. Before, the reason was the generic
+// "DOM or frame capture was incomplete in at least one observation.", and
+// two pages of different sizes with the same first nodes were unknown.
+func TestCompareConciseInspectionsFromAnotherConnection(t *testing.T) {
+	is := is.New(t)
+	a, b := session(t, bigPage(), nil), session(t, bigPage(), nil)
+	args := map[string]any{"cdp_endpoint": ep, "target_id": "T1"}
+	ra := mustCall(t, a, "inspect_web_page", args)
+	rb := mustCall(t, b, "inspect_web_page", args)
+	parent := result(ra)["parent_evidence_id"].(string)
+	d := result(mustCall(t, b, "compare_web_captures", map[string]any{"before": map[string]any{"inspection": result(ra)}, "after": map[string]any{"inspection": result(rb)}}))
+	dims := d["dimensions"].(map[string]any)
+	for _, c := range []struct{ dim, what string }{{"dom_structure", "the first 50 of its 120 DOM nodes"}, {"accessibility", "the first 50 of its 120 accessibility nodes"}} {
+		dim := dims[c.dim].(map[string]any)
+		if dim["status"] != "unknown" {
+			t.Fatalf("%s: %v", c.dim, dim)
+		}
+		reason := dim["reason"].(string)
+		t.Log(reason)
+		for _, want := range []string{"before inspection is concise", c.what, parent, "not retained", `detail "complete"`, "import_evidence_bundle"} {
+			if !strings.Contains(reason, want) {
+				t.Errorf("%s: reason %q does not say %q", c.dim, reason, want)
+			}
+		}
+	}
+
+	// A page with more nodes but the same first ones: the totals differ.
+	more := bigPage()
+	more.Capture.DOM.Nodes = append(more.Capture.DOM.Nodes, ports.BrowserDOMNode{Index: 120, ParentIndex: 0, NodeType: 1, NodeName: "LI"})
+	more.Capture.DOM.TotalNodes++
+	more.Capture.Accessibility.Nodes = append(more.Capture.Accessibility.Nodes, ports.BrowserAXNode{NodeID: "ax120", ParentID: "ax0", Role: "listitem"})
+	more.Capture.Accessibility.TotalNodes++
+	rc := mustCall(t, session(t, more, nil), "inspect_web_page", args)
+	d = result(mustCall(t, b, "compare_web_captures", map[string]any{"before": map[string]any{"inspection": result(ra)}, "after": map[string]any{"inspection": result(rc)}}))
+	dims = d["dimensions"].(map[string]any)
+	is.Equal(dims["dom_structure"].(map[string]any)["status"], "changed")
+	is.Equal(dims["accessibility"].(map[string]any)["status"], "changed")
+
+	// The advice holds: a bundle of the other connection's records,
+	// imported, makes the concise result compare whole.
+	path := filepath.Join(t.TempDir(), "a.json")
+	mustCall(t, a, "export_evidence_bundle", map[string]any{"path": path})
+	mustCall(t, b, "import_evidence_bundle", map[string]any{"path": path})
+	d = result(mustCall(t, b, "compare_web_captures", map[string]any{"before": map[string]any{"inspection": result(ra)}, "after": map[string]any{"inspection": result(rb)}}))
+	is.Equal(d["dimensions"].(map[string]any)["dom_structure"].(map[string]any)["status"], "unchanged")
+
+	// So does the complete result inline.
+	args["detail"] = "complete"
+	fa, fb := result(mustCall(t, a, "inspect_web_page", args)), result(mustCall(t, b, "inspect_web_page", args))
+	d = result(mustCall(t, b, "compare_web_captures", map[string]any{"before": map[string]any{"inspection": fa}, "after": map[string]any{"inspection": fb}}))
+	is.Equal(d["dimensions"].(map[string]any)["dom_structure"].(map[string]any)["status"], "unchanged")
 }

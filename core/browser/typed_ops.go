@@ -362,6 +362,10 @@ type BundleEndpoint struct {
 	// follows it: where the request is made, so where V8 and
 	// inspect_web_page's initiator place it. Absent when none was found.
 	SendLocation *BundleLocation `json:"send_location,omitempty"`
+	// SendUnpaired says, when no send_location is given although a send()
+	// through the same name follows, which one and why it may be another
+	// object's (the pairing reads names, not bindings).
+	SendUnpaired string `json:"send_unpaired,omitempty"`
 }
 
 // BundleWebMCPDeclaration is one registerTool call found in a script.

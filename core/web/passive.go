@@ -194,6 +194,8 @@ func compareIdentities(before, after identityMap, complete bool, reason string) 
 // validated against the canonical schema and the domain rules.
 func comparePassive(ctx context.Context, before, after *webPassiveCapture, maxChanges int) (*CompareWebCapturesResult, error) {
 	b, a := &before.Inspection, &after.Inspection
+	matchConcise(b, a)
+	matchConcise(a, b)
 	pending := map[string]pendingDimension{}
 
 	pending["dom_structure"] = compareIdentities(
@@ -232,6 +234,14 @@ func comparePassive(ctx context.Context, before, after *webPassiveCapture, maxCh
 
 	pending["accessibility"] = accessibilityDimension(b, a)
 	pending["storage"] = storageDimension(b, a)
+	for dim, what := range map[string]string{"dom_structure": "DOM", "accessibility": "accessibility"} {
+		if p := pending[dim]; len(p.changes) == 0 && !p.complete {
+			if r := conciseReason(b, a, what); r != "" {
+				p.reason = r
+				pending[dim] = p
+			}
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -277,6 +287,55 @@ func comparePassive(ctx context.Context, before, after *webPassiveCapture, maxCh
 	return out, nil
 }
 
+// matchConcise compares a concise inspection's DOM (one whose complete
+// record, named by parent_evidence_id, this connection does not retain, so
+// it lists only its first nodes) with the other side's first nodes: the
+// other's longer list is cut to the same length and its DOM marked
+// truncated, so that nodes one side does not list never read as a change.
+// Before, a concise inspection from another connection compared with a
+// complete one (or one this connection expanded) was "changed" for the
+// same page.
+func matchConcise(concise, other *webInspection) {
+	n := len(concise.DOM.Nodes)
+	if concise.ParentEvidenceID == "" || concise.DOM.TotalNodes <= n || len(other.DOM.Nodes) <= n {
+		return
+	}
+	other.DOM.Nodes = other.DOM.Nodes[:n]
+	other.Completeness.Truncated = append(slices.Clone(other.Completeness.Truncated), "dom")
+}
+
+// conciseReason says why the DOM or accessibility (what) dimension stays
+// unknown when a side is a concise inspection whose complete record this
+// connection does not retain, and what to pass instead; "" when neither
+// side lists fewer of those nodes than it counts so.
+func conciseReason(b, a *webInspection, what string) string {
+	var says []string
+	for _, side := range []struct {
+		name string
+		in   *webInspection
+	}{{"before", b}, {"after", a}} {
+		listed, total := len(side.in.DOM.Nodes), side.in.DOM.TotalNodes
+		if what != "DOM" {
+			listed, total = len(side.in.Accessibility.Nodes), side.in.Accessibility.TotalNodes
+		}
+		if side.in.ParentEvidenceID == "" || total <= listed {
+			continue
+		}
+		says = append(says, fmt.Sprintf("The %s inspection is concise: it lists the first %d of its %d %s nodes, and its complete record, parent_evidence_id %s, is not retained by this connection.",
+			side.name, listed, total, what, side.in.ParentEvidenceID))
+	}
+	if len(says) == 0 {
+		return ""
+	}
+	compared := " Only the listed nodes and the totals were compared."
+	if what != "DOM" {
+		compared = " Only the totals were compared."
+	}
+	return strings.Join(says, " ") + compared + " To compare every node, pass complete records instead: " +
+		"their Evidence on the connection that made them, inspect_web_page results with detail \"complete\", " +
+		"or an evidence bundle holding them, imported here with import_evidence_bundle."
+}
+
 func domProjection(in *webInspection) map[string]any {
 	frames := make([]map[string]any, len(in.Frames))
 	for i, f := range in.Frames {
@@ -293,7 +352,7 @@ func domProjection(in *webInspection) map[string]any {
 		}
 		nodes[i] = c
 	}
-	return map[string]any{"frames": frames, "nodes": nodes}
+	return map[string]any{"frames": frames, "nodes": nodes, "total_nodes": in.DOM.TotalNodes}
 }
 
 // scriptIdentityFields are the fields a script's identity covers.
