@@ -513,7 +513,7 @@ func assemblyOffset(c *core.Call, in AnalyzeFunctionInput) (int, error) {
 	switch {
 	case hasOld && in.Offset != 0 && in.AssemblyOffset != in.Offset:
 		return 0, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"assembly_offset"}, Reason: core.ReasonInvalidValue, Expected: "offset",
-			Message: fmt.Sprintf("assembly_offset is the old name of offset; they differ (%d, %d): give offset only", in.AssemblyOffset, in.Offset)})
+			Message: fmt.Sprintf("assembly_offset is an alias of offset; they differ (%d, %d): give offset only", in.AssemblyOffset, in.Offset)})
 	case hasOld:
 		return in.AssemblyOffset, nil
 	}
