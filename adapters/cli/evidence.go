@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,7 +21,7 @@ import (
 
 type inspectBundleCmd struct {
 	Arguments string `arg:"" help:"The bundle file's path, or JSON (inline, @FILE or - for stdin): {\"path\":...,\"detail\":\"summary\",\"filters\":{...}}; filters match exactly: evidence_id, operation, target_sha256, analysis_profile_digest, procedure_address."`
-	Detail    string `enum:",summary,complete" default:"" help:"With a plain path: summary prints the records' identities; complete (the default) the whole bundle."`
+	Detail    string `enum:",summary,complete" default:"" help:"With a plain path: summary prints the records' identities; complete (the default) the whole bundle (described as text; --format json prints its canonical bytes)."`
 }
 
 func (c *inspectBundleCmd) Run(e *env) error {
@@ -44,9 +45,21 @@ func (c *inspectBundleCmd) Run(e *env) error {
 		return err
 	}
 	out := bufio.NewWriterSize(e.opts.Stdout, 256<<10)
-	sum, err := e.opts.Catalog.InspectBundleFile(e.ctx, args, out)
+	var canon *bytes.Buffer
+	w := io.Writer(out)
+	if e.g.Format != "json" { // the complete bundle is read here, then rendered
+		canon = &bytes.Buffer{}
+		w = canon
+	}
+	sum, err := e.opts.Catalog.InspectBundleFile(e.ctx, args, w)
 	if err != nil {
 		return err
+	}
+	if sum == nil && canon != nil {
+		if err := writeBundleText(out, bundlePath(args), canon.Bytes()); err != nil {
+			return err
+		}
+		return out.Flush()
 	}
 	if sum == nil { // complete: the canonical bundle was streamed
 		fmt.Fprintln(out)

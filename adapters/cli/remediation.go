@@ -115,6 +115,9 @@ var remediationRewrites = sync.OnceValue(func() []remediationRewrite {
 		// failed and where; the details are --format json's.
 		{regexp.MustCompile(` \(details\.check says what failed, details\.offset and file_size where, when known\)`), " (the line above says what failed and where)"},
 		{regexp.MustCompile(`inspect_artifact still reports`), "rea inventory FILE still reports"},
+		// Each command opens and closes its target itself.
+		{regexp.MustCompile(`close_binary, then open_binary the target again`), "run the command again"},
+		{regexp.MustCompile(`choose another engine with provider_id`), "choose another engine with --provider ID"},
 	}
 })
 
@@ -135,8 +138,8 @@ func rewriteRemediation(command, s string) string {
 	for _, r := range remediationRewrites() {
 		s = r.re.ReplaceAllString(s, r.with)
 	}
-	if command == "call" || command == "" {
-		return s // rea call takes the tool's own JSON arguments
+	if command == "call" || command == "" || command == "annotate" {
+		return s // rea call and rea annotate's steps take the tool's own JSON arguments
 	}
 	// A subcommand takes flags: detail:"summary" becomes --detail summary,
 	// and a bare argument name becomes its flag.
@@ -164,17 +167,18 @@ var toolCommands = map[string]string{
 // snakeWord matches a tool or argument name as core writes it in prose.
 var snakeWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`) })
 
-// commandForms rewrites, in advice printed by a command that takes no tool
-// names (not rea call, rea annotate or rea evidence-export --call), each
+// commandForms rewrites, in advice printed by a command other than rea
+// call and rea evidence-export --call (which take the tools' names), each
 // tool the advice names into what a CLI user runs: the tool's own command
-// (rea capture-browser-scenario, rea evidence-export FILE), else rea call
-// TOOL (with --target FILE when the tool needs a target); tool reports
-// whether a name is a tool and whether it needs a target. The browser and
-// runtime commands' endpoint argument is their ENDPOINT, and "call again"
-// is "run the command again".
+// (rea capture-browser-scenario, rea evidence-export FILE), else, for rea
+// annotate, the tool as a step of it (rea annotate FILE list_bookmarks),
+// else rea call TOOL (with --target FILE when the tool needs a target);
+// tool reports whether a name is a tool and whether it needs a target. The
+// browser and runtime commands' endpoint argument is their ENDPOINT, and
+// "call again" is "run the command again".
 func commandForms(command, s string, tool func(name string) (needsTarget, ok bool)) string {
 	switch command {
-	case "", "call", "annotate", "evidence-export":
+	case "", "call", "evidence-export":
 		return s
 	}
 	re := snakeWord()
@@ -188,6 +192,8 @@ func commandForms(command, s string, tool func(name string) (needsTarget, ok boo
 			continue // already a command line
 		case toolCommands[w] != "":
 			with = toolCommands[w]
+		case isTool && command == "annotate":
+			with = "rea annotate FILE " + w
 		case isTool && slices.Contains(Commands, strings.ReplaceAll(w, "_", "-")):
 			with = "rea " + strings.ReplaceAll(w, "_", "-")
 		case isTool && target:

@@ -81,6 +81,12 @@ func TestCLIRemediation(t *testing.T) {
 			"that starts: the message", "--starts"},
 		{"analyze-javascript-application", "", &core.Error{Code: core.CodeResourceConstraint,
 			Remediation: `Call again with detail: "summary".`}, "--detail summary", `detail:`},
+		// rea annotate's steps take JSON arguments, as rea call does; a
+		// command reopens its target by running again.
+		{"annotate", "", &core.Error{Code: core.CodeResourceConstraint,
+			Remediation: `Call again with detail:"summary".`}, `detail:"summary"`, "--detail"},
+		{"annotate", "", &core.Error{Code: core.CodeInvalidRequest, Remediation: "The engine does not find the target rea opened: close_binary, then open_binary the target again, or choose another engine with provider_id."},
+			"run the command again, or choose another engine with --provider ID", "open_binary"},
 	} {
 		t.Run(c.command+" "+string(c.err.Code), func(t *testing.T) {
 			got := cliRemediation(c.command, c.tool, body(c.err))

@@ -31,21 +31,8 @@ tick();
 // the send() call the request's initiator names.
 func TestLiveCallSitesAgree(t *testing.T) {
 	is := is.New(t)
-	endpoint, target, site := livePage(t, "calls", callsJS)
-	cs := mcpClient(t)
-	base := map[string]any{"cdp_endpoint": endpoint, "target_id": target}
-	_, insp := evidence(t, call(t, cs, "inspect_web_page", map[string]any{"cdp_endpoint": endpoint, "target_id": target, "observation_ms": 500}))
-	num := func(v any) int { return int(v.(float64)) }
-	initiator := map[string][2]int{}
-	for _, it := range insp["network"].(map[string]any)["requests"].([]any) {
-		r := it.(map[string]any)
-		in := r["initiator"].(map[string]any)
-		path := strings.TrimPrefix(r["url"].(string), site)
-		if _, seen := initiator[path]; !seen && strings.HasPrefix(path, "/api/") && in["line"] != nil {
-			initiator[path] = [2]int{num(in["line"]), num(in["column"])}
-			t.Logf("initiator of %s at %d:%d %q", path, num(in["line"]), num(in["column"]), textAt(t, callsJS, num(in["line"]), num(in["column"])))
-		}
-	}
+	cs, base, site := liveSession(t, "calls", callsJS)
+	initiator, _ := initiators(t, cs, base, site, callsJS)
 	is.Equal(len(initiator), 4)
 	is.True(strings.HasPrefix(textAt(t, callsJS, initiator["/api/keyed"][0], initiator["/api/keyed"][1]), `("/api/keyed")`))
 	is.True(strings.HasPrefix(textAt(t, callsJS, initiator["/api/xhr"][0], initiator["/api/xhr"][1]), `send()`))

@@ -12,6 +12,8 @@ import (
 
 	"github.com/matryer/is"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"rea/adapters/cdp"
 	"rea/ports"
 )
@@ -85,6 +87,36 @@ func livePage(t *testing.T, title, js string, extra ...string) (endpoint, target
 	return b.Endpoint(), target, srv.URL
 }
 
+// liveSession is livePage with an MCP client: the client, the page's
+// arguments (cdp_endpoint, target_id) and the server's URL.
+func liveSession(t *testing.T, title, js string, extra ...string) (cs *sdk.ClientSession, base map[string]any, site string) {
+	t.Helper()
+	endpoint, target, site := livePage(t, title, js, extra...)
+	return mcpClient(t), map[string]any{"cdp_endpoint": endpoint, "target_id": target}, site
+}
+
+// num reads a JSON number as an int.
+func num(v any) int { return int(v.(float64)) }
+
+// initiators inspects the page for 500 ms and returns the result and, by
+// URL path under /api/ (site cut off), the first initiator position of
+// each request; js is the served script, whose text there the log shows.
+func initiators(t *testing.T, cs *sdk.ClientSession, base map[string]any, site, js string) (map[string][2]int, map[string]any) {
+	t.Helper()
+	_, insp := evidence(t, call(t, cs, "inspect_web_page", map[string]any{"cdp_endpoint": base["cdp_endpoint"], "target_id": base["target_id"], "observation_ms": 500}))
+	out := map[string][2]int{}
+	for _, it := range insp["network"].(map[string]any)["requests"].([]any) {
+		r := it.(map[string]any)
+		in := r["initiator"].(map[string]any)
+		path := strings.TrimPrefix(r["url"].(string), site)
+		if _, seen := out[path]; !seen && strings.HasPrefix(path, "/api/") && in["line"] != nil {
+			out[path] = [2]int{num(in["line"]), num(in["column"])}
+			t.Logf("initiator of %s at %d:%d %q", path, num(in["line"]), num(in["column"]), textAt(t, js, num(in["line"]), num(in["column"])))
+		}
+	}
+	return out, insp
+}
+
 // TestLiveCodeLocationsAgree: over MCP, inspect_web_page's network
 // initiator and console entry and analyze_web_bundle's endpoint name
 // places in the served script with one convention (line 1-based, column
@@ -92,21 +124,11 @@ func livePage(t *testing.T, title, js string, extra ...string) (endpoint, target
 // analysis puts the fetch where the initiator does (V8's call position).
 func TestLiveCodeLocationsAgree(t *testing.T) {
 	is := is.New(t)
-	endpoint, target, _ := livePage(t, "loc", locJS)
-	cs := mcpClient(t)
-	base := map[string]any{"cdp_endpoint": endpoint, "target_id": target}
-	_, insp := evidence(t, call(t, cs, "inspect_web_page", map[string]any{"cdp_endpoint": endpoint, "target_id": target, "observation_ms": 500}))
-	num := func(v any) int { return int(v.(float64)) }
-	initLine, initCol := -1, -1
-	for _, it := range insp["network"].(map[string]any)["requests"].([]any) {
-		r := it.(map[string]any)
-		if in := r["initiator"].(map[string]any); strings.Contains(r["url"].(string), "/api/loc") && in["line"] != nil {
-			initLine, initCol = num(in["line"]), num(in["column"])
-			t.Logf("initiator %d:%d %q", initLine, initCol, textAt(t, locJS, initLine, initCol))
-			break
-		}
-	}
-	is.True(initLine > 0)
+	cs, base, site := liveSession(t, "loc", locJS)
+	initiator, insp := initiators(t, cs, base, site, locJS)
+	init, ok := initiator["/api/loc"]
+	is.True(ok)
+	initLine, initCol := init[0], init[1]
 	is.True(strings.HasPrefix(textAt(t, locJS, initLine, initCol), `fetch("/api/loc")`))
 	events := insp["console"].(map[string]any)["events"].([]any)
 	is.True(len(events) > 0)
@@ -147,11 +169,8 @@ if (api === "document") {
 // registerTool, as rea places a call with no literal argument.
 func TestLiveWebMCPLocationAgrees(t *testing.T) {
 	is := is.New(t)
-	endpoint, target, _ := livePage(t, "wm", wmJS, "--enable-features=WebMCPTesting,WebMCP")
-	cs := mcpClient(t)
-	base := map[string]any{"cdp_endpoint": endpoint, "target_id": target}
-	num := func(v any) int { return int(v.(float64)) }
-	_, disc := evidence(t, call(t, cs, "discover_webmcp_tools", map[string]any{"cdp_endpoint": endpoint, "target_id": target, "observation_ms": 300}))
+	cs, base, _ := liveSession(t, "wm", wmJS, "--enable-features=WebMCPTesting,WebMCP")
+	_, disc := evidence(t, call(t, cs, "discover_webmcp_tools", map[string]any{"cdp_endpoint": base["cdp_endpoint"], "target_id": base["target_id"], "observation_ms": 300}))
 	if disc["status"] != "available" {
 		t.Skipf("this Chromium build has no WebMCP domain: %v", disc["unavailable_reason"])
 	}

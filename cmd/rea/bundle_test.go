@@ -445,14 +445,35 @@ func TestCLIEvidenceCommands(t *testing.T) {
 	var all core.BundleSummary
 	is.NoErr(json.Unmarshal([]byte(out), &all))
 	is.Equal(all.MatchingRecords, exp.Records)
-	// Complete detail prints the canonical bundle, byte for byte.
-	out, _, code = runCLI(t, "inspect-evidence-bundle", `{"path":"`+two+`"}`)
+	// Complete detail with --format json prints the canonical bundle,
+	// byte for byte.
+	out, _, code = runCLI(t, "--format", "json", "inspect-evidence-bundle", `{"path":"`+two+`"}`)
 	is.Equal(code, 0)
 	file, _ := os.ReadFile(two)
 	is.Equal(strings.TrimSuffix(out, "\n"), string(file))
-	out, _, code = runCLI(t, "inspect-evidence-bundle", two)
+	out, _, code = runCLI(t, "--format", "json", "inspect-evidence-bundle", two)
 	is.Equal(code, 0)
 	is.Equal(strings.TrimSuffix(out, "\n"), string(file))
+	// As text (the default), it is described for a person: a summary
+	// line, a line per record and the links between records. Before, the
+	// text was the canonical bundle on one line.
+	out, _, code = runCLI(t, "inspect-evidence-bundle", two)
+	is.Equal(code, 0)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	is.Equal(lines[0], fmt.Sprintf("%s: canonical bundle, %d records, 0 unknown revisions", two, exp.Records))
+	var recs []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "  ev_") && !strings.Contains(l, " -> ") {
+			recs = append(recs, l)
+		}
+	}
+	is.Equal(len(recs), exp.Records)
+	is.True(strings.Contains(out, "list_segments  ")) // a record's operation
+	is.True(strings.Contains(out, "\nlinks: 1\n"))    // the layout's summary view links its complete record
+	is.True(strings.Contains(out, "(inspect_binary_layout) -> ev_"))
+	for _, l := range lines {
+		is.True(len(l) < 400) // no record's payload
+	}
 	// The same projection over MCP.
 	cs := mcpClient(t)
 	is.True(!call(t, cs, "import_evidence_bundle", map[string]any{"path": two}).isError)

@@ -15,7 +15,7 @@ import (
 // to name a file "that export_evidence_bundle (rea evidence-export)
 // wrote"; rea evidence-export --call without --target said "rea call
 // --target FILE, or the command's path"; rea disassemble --format json
-// pointed at procedure_assembly.
+// pointed at procedure_assembly; rea annotate named tools bare.
 func TestCLIAdviceNamesCommands(t *testing.T) {
 	bin := needFixture(t)
 	notBundle := filepath.Join(t.TempDir(), "notes.json")
@@ -35,6 +35,8 @@ func TestCLIAdviceNamesCommands(t *testing.T) {
 		{[]string{"inspect-evidence-bundle", `{"path":"` + notBundle + `"}`}, "a file that rea evidence-export wrote", "", ""},
 		{[]string{"evidence-export", filepath.Join(t.TempDir(), "out.json"), "--call", "list_names"}, "with --target FILE: rea evidence-export OUTPUT --target FILE --call list_names", "list_names", "rea call"},
 		{[]string{"disassemble", bin, "--format", "json"}, "rea call --target FILE procedure_assembly", "procedure_assembly", ""},
+		// rea annotate names a tool as its own step (it said "with list_bookmarks").
+		{[]string{"annotate", bin, `unset_bookmark={"address":"main"}`}, "List the bookmarks with rea annotate FILE list_bookmarks;", "list_bookmarks", ""},
 	} {
 		_, errOut, code := runCLI(t, tc.args...)
 		if code == 0 {

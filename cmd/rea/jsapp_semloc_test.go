@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"rea/core"
 )
 
 // semLocApp writes a small application whose exported and imported names
@@ -19,13 +21,23 @@ func semLocApp(t *testing.T) (string, map[string]string) {
 		"main.mjs":   "// crlf é\r\nimport { formatName } from \"./util.mjs\";\r\nconst n = 'x' + Math.random();\r\n\"😀\"; import(n);\r\nexport { formatName as fmt };\r\n",
 		"legacy.cjs": "// naïve 😀\nconst u = require(\"./util.mjs\");\n  exports.helper = u;\n",
 	}
-	dir := t.TempDir()
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	return writeTree(t, files), files
+}
+
+// semQuery runs trace_javascript_semantics over the application ev
+// analyzed with query (and limits, when not nil) and decodes its result
+// into out.
+func semQuery(t *testing.T, s *core.Session, ev *core.Evidence, query, limits map[string]any, out any) *core.Evidence {
+	t.Helper()
+	args := map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}, "query": query}
+	if limits != nil {
+		args["limits"] = limits
 	}
-	return dir, files
+	res := jaCall(t, s, "trace_javascript_semantics", args)
+	if err := json.Unmarshal(res.NormalizedResult, out); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // lineColumn is the convention's position of byte offset off in text:
@@ -65,17 +77,13 @@ func TestJSSemanticsLocationsHaveLineAndColumn(t *testing.T) {
 	dir, files := semLocApp(t)
 	s := jaSession(t)
 	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
-	app := map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 	located := 0
 	for _, q := range []map[string]any{
 		{"kind": "symbol", "value": "formatName"}, {"kind": "symbol", "value": "greeting"}, {"kind": "symbol", "value": "helper"},
 		{"kind": "module", "value": "main.mjs"}, {"kind": "specifier", "value": "./util", "match": "prefix"},
 	} {
-		res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": app, "query": q})
 		var a semAnswer
-		if err := json.Unmarshal(res.NormalizedResult, &a); err != nil {
-			t.Fatal(err)
-		}
+		semQuery(t, s, ev, q, nil, &a)
 		if len(a.Definitions)+len(a.References) == 0 {
 			t.Fatalf("query %v found nothing", q)
 		}
@@ -118,20 +126,11 @@ func deref(p *int) any {
 // names, as well as its position in the bundle.
 func TestJSSemanticsMapsToOriginalSource(t *testing.T) {
 	root := needNodeModule(t, "esbuild")
-	dir := t.TempDir()
 	src := map[string]string{
 		"src/util.ts":  "// Café 😀\nimport { join } from \"node:path\";\nexport function formatName(a: string): string { return join(a, \"é\"); }\n",
 		"src/entry.ts": "// crlf é\r\nexport { formatName } from \"./util\";\r\n",
 	}
-	for name, text := range src {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeTree(t, src)
 	app := filepath.Join(dir, "app")
 	cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), filepath.Join(dir, "src/entry.ts"), "--bundle", "--format=esm",
 		"--platform=node", "--sourcemap", "--charset=utf8", "--outfile="+filepath.Join(app, "bundle.js"))
@@ -144,12 +143,8 @@ func TestJSSemanticsMapsToOriginalSource(t *testing.T) {
 	}
 	s := jaSession(t)
 	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": app})
-	res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
-		"query": map[string]any{"kind": "specifier", "value": "node:path"}})
 	var a semAnswer
-	if err := json.Unmarshal(res.NormalizedResult, &a); err != nil {
-		t.Fatal(err)
-	}
+	res := semQuery(t, s, ev, map[string]any{"kind": "specifier", "value": "node:path"}, nil, &a)
 	if len(a.References) != 1 {
 		t.Fatalf("references %s", res.NormalizedResult)
 	}
@@ -163,12 +158,8 @@ func TestJSSemanticsMapsToOriginalSource(t *testing.T) {
 	// The bundle exports formatName in its closing export clause, which
 	// the map does not map: the definition is the declaration, which it
 	// maps to src/util.ts.
-	res = jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
-		"query": map[string]any{"kind": "symbol", "value": "formatName"}})
 	var d semAnswer
-	if err := json.Unmarshal(res.NormalizedResult, &d); err != nil {
-		t.Fatal(err)
-	}
+	res = semQuery(t, s, ev, map[string]any{"kind": "symbol", "value": "formatName"}, nil, &d)
 	dl, dc := lineColumn(src["src/util.ts"], strings.Index(src["src/util.ts"], "formatName"))
 	bl, _ := lineColumn(string(bundle), strings.Index(string(bundle), "function formatName"))
 	if len(d.Definitions) != 1 || d.Definitions[0].OriginalSource == nil || !strings.HasSuffix(*d.Definitions[0].OriginalSource, "src/util.ts") ||
@@ -210,21 +201,14 @@ func deref2(p *string) any {
 // TestJSSemanticsSaysWhyALocationIsUnknown: a definition or reference
 // without an offset says why instead of leaving a bare null.
 func TestJSSemanticsSaysWhyALocationIsUnknown(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "anon.mjs"), []byte("export default class {}\nconst n = 'x' + Math.random();\nimport(n);\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeTree(t, map[string]string{"anon.mjs": "export default class {}\nconst n = 'x' + Math.random();\nimport(n);\n"})
 	s := jaSession(t)
 	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
-	res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
-		"query": map[string]any{"kind": "module", "value": "anon.mjs"}})
 	var a struct {
 		Definitions []map[string]any `json:"definitions"`
 		References  []map[string]any `json:"references"`
 	}
-	if err := json.Unmarshal(res.NormalizedResult, &a); err != nil {
-		t.Fatal(err)
-	}
+	res := semQuery(t, s, ev, map[string]any{"kind": "module", "value": "anon.mjs"}, nil, &a)
 	all := append(a.Definitions, a.References...)
 	if len(all) < 2 {
 		t.Fatalf("want the default export and the dynamic import: %s", res.NormalizedResult)
@@ -243,7 +227,6 @@ func TestJSSemanticsCoverageNamesItsLimit(t *testing.T) {
 	dir, _ := semLocApp(t)
 	s := jaSession(t)
 	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
-	app := map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 	var cov struct {
 		Coverage struct {
 			Status       string         `json:"status"`
@@ -253,20 +236,15 @@ func TestJSSemanticsCoverageNamesItsLimit(t *testing.T) {
 		} `json:"coverage"`
 		UnknownFrontiers []map[string]any `json:"unknown_frontiers"`
 	}
-	res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": app, "query": map[string]any{"kind": "specifier", "value": "./util.mjs"}, "limits": map[string]any{"max_results": 1}})
-	if err := json.Unmarshal(res.NormalizedResult, &cov); err != nil {
-		t.Fatal(err)
-	}
+	util := map[string]any{"kind": "specifier", "value": "./util.mjs"}
+	res := semQuery(t, s, ev, util, map[string]any{"max_results": 1}, &cov)
 	cut := cov.UnknownFrontiers
 	c := cov.Coverage
 	if !c.Truncated || c.Status != "partial" || c.Limits["max_results"] != 1 || c.OmittedCount == nil || *c.OmittedCount != 1 {
 		t.Errorf("coverage %s: want partial, truncated, limits.max_results 1, omitted_count 1", res.NormalizedResult)
 	}
-	res = jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": app, "query": map[string]any{"kind": "specifier", "value": "./util.mjs"}})
 	cov.Coverage.OmittedCount = nil
-	if err := json.Unmarshal(res.NormalizedResult, &cov); err != nil {
-		t.Fatal(err)
-	}
+	res = semQuery(t, s, ev, util, nil, &cov)
 	if c := cov.Coverage; c.Truncated || c.Status != "complete" || c.Limits["max_results"] != 100 || c.OmittedCount == nil || *c.OmittedCount != 0 {
 		t.Errorf("coverage %s: want complete, limits.max_results 100, omitted_count 0", res.NormalizedResult)
 	}
@@ -282,17 +260,13 @@ func TestJSSemanticsEmptyAnswerSaysSo(t *testing.T) {
 	dir, _ := semLocApp(t)
 	s := jaSession(t)
 	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
-	app := map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 	for _, q := range []map[string]any{{"kind": "module", "value": "nope.js"}, {"kind": "symbol", "value": "nope"}, {"kind": "specifier", "value": "nope"}} {
-		res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": app, "query": q})
 		var a struct {
 			Coverage struct {
 				Status string `json:"status"`
 			} `json:"coverage"`
 		}
-		if err := json.Unmarshal(res.NormalizedResult, &a); err != nil {
-			t.Fatal(err)
-		}
+		res := semQuery(t, s, ev, q, nil, &a)
 		said := false
 		for _, l := range res.Limitations {
 			said = said || strings.Contains(l, "matches the query")

@@ -491,8 +491,8 @@ func setNames(ctx context.Context, c *core.Call, document string, req []nameChan
 		if other, ok := v.byName[r.name]; ok && other != addrs[i] {
 			return nil, collision(c.Op.Name, r.name, other, r.namePath) // the engine's name stays resolvable
 		}
-		if other, ok := codeloc.SubAddress(r.name); ok && other != addrs[i] {
-			return nil, collision(c.Op.Name, r.name, other, r.namePath) // sub_<hex> keeps naming its address
+		if other, ok := codeloc.SyntheticAddress(r.name); ok && other != addrs[i] {
+			return nil, collision(c.Op.Name, r.name, other, r.namePath) // sub_<hex> (FUN_, fcn.) keeps naming its address
 		}
 		for k, e := range st.ov.entries {
 			if k.kind == ports.AnnotationName && e.value == r.name && k.addr != addrs[i] && !renamed[k.addr] {

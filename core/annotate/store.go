@@ -309,8 +309,10 @@ func (s *store) nameOf(k ports.AnnotationKind) string {
 }
 
 // annotations is the engine's listing of kind k; ok is false when the
-// engine does not keep k, which overlays it from then on.
-func (s *store) annotations(ctx context.Context, k ports.AnnotationKind) (l []ports.Annotation, ok bool, err error) {
+// engine does not keep k, which overlays it from then on. at is the
+// address the caller looks for in it (nil: the whole listing), which a
+// not_found refusal names.
+func (s *store) annotations(ctx context.Context, k ports.AnnotationKind, at *uint64) (l []ports.Annotation, ok bool, err error) {
 	if !s.keeps(k) {
 		return nil, false, nil
 	}
@@ -320,9 +322,30 @@ func (s *store) annotations(ctx context.Context, k ports.AnnotationKind) (l []po
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, s.engineErr(k, err)
+		return nil, false, notFound(s.c.Op.Name, strings.ReplaceAll(string(k), "_", " ")+"s", at, s.engineErr(k, err))
 	}
 	return l, true, nil
+}
+
+// notFound is the refusal of a call during which the engine answered not
+// found (ports.ErrNotFound) to what rea lists for it (the target's
+// documents, segments, procedures or names; the annotations of a kind),
+// not to an argument: invalid_request with details.reason not_found,
+// details.looked_for what was listed and details.address the address the
+// call looked for in it, when one (else absent). Other errors are
+// returned as they are.
+func notFound(op, what string, at *uint64, err error) error {
+	if !errors.Is(err, ports.ErrNotFound) {
+		return err
+	}
+	details := map[string]any{"operation": op, "reason": "not_found", "looked_for": what}
+	msg := fmt.Sprintf("%s: the engine answered not found when asked for its %s", op, what)
+	if at != nil {
+		details["address"] = core.Hex(*at)
+		msg += " (looking for the one at " + core.Hex(*at) + ")"
+	}
+	return &core.Error{Code: core.CodeInvalidRequest, Err: err, Message: fmt.Sprintf("%s: %v", msg, err), Details: details,
+		Remediation: "The engine does not find the target rea opened, or what it listed of it before (its document may have changed): close_binary, then open_binary the target again, or choose another engine with provider_id."}
 }
 
 // errUnsupportedKind is returned for a kind the engine does not keep.
@@ -330,7 +353,7 @@ var errUnsupportedKind = errors.New("the engine does not keep this kind of annot
 
 // get returns the annotation of kind at addr.
 func (s *store) get(ctx context.Context, k ports.AnnotationKind, addr uint64) (string, bool, error) {
-	l, kept, err := s.annotations(ctx, k)
+	l, kept, err := s.annotations(ctx, k, &addr)
 	if err != nil {
 		return "", false, err
 	}
@@ -347,7 +370,7 @@ func (s *store) get(ctx context.Context, k ports.AnnotationKind, addr uint64) (s
 }
 
 func (s *store) list(ctx context.Context, k ports.AnnotationKind) ([]ports.Annotation, error) {
-	l, kept, err := s.annotations(ctx, k)
+	l, kept, err := s.annotations(ctx, k, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func viewOf(ctx context.Context, c *core.Call) (*view, error) {
 	if dl, ok := a.(ports.DocumentLister); ok {
 		docs, err := dl.Documents(ctx)
 		if err != nil {
-			return nil, err
+			return nil, notFound(c.Op.Name, "documents", nil, err)
 		}
 		base := core.NewSubject(t.Path, "", "", "").Name
 		for _, d := range docs { // named by content, as list_documents does
@@ -65,13 +65,13 @@ func viewOf(ctx context.Context, c *core.Call) (*view, error) {
 	if sl, ok := a.(ports.SegmentLister); ok {
 		segs, err := sl.Segments(ctx)
 		if err != nil {
-			return nil, err
+			return nil, notFound(c.Op.Name, "segments", nil, err)
 		}
 		v.segs = segs
 		if ll, ok := a.(loadSegmentLister); ok {
 			loads, err := ll.LoadSegments(ctx)
 			if err != nil {
-				return nil, err
+				return nil, notFound(c.Op.Name, "load segments", nil, err)
 			}
 			v.loads = loads
 		}
@@ -81,7 +81,7 @@ func viewOf(ctx context.Context, c *core.Call) (*view, error) {
 	if pl, ok := a.(ports.ProcedureLister); ok {
 		procs, err := pl.Procedures(ctx)
 		if err != nil {
-			return nil, err
+			return nil, notFound(c.Op.Name, "procedures", nil, err)
 		}
 		v.procs = procs // shared: sorted into a copy only when out of order
 		if !slices.IsSortedFunc(procs, func(a, b ports.Procedure) int { return cmp.Compare(a.Address, b.Address) }) {
@@ -91,7 +91,7 @@ func viewOf(ctx context.Context, c *core.Call) (*view, error) {
 		if fa, ok := a.(ports.FunctionAnalyzer); ok {
 			rs, err := fa.FunctionRanges(ctx)
 			if err != nil {
-				return nil, err
+				return nil, notFound(c.Op.Name, "procedures' extents", nil, err)
 			}
 			byStart := make(map[uint64]ports.FunctionRange, len(rs))
 			for _, r := range rs {
@@ -117,7 +117,7 @@ func viewOf(ctx context.Context, c *core.Call) (*view, error) {
 	if nl, ok := a.(ports.NameLister); ok {
 		ns, err := nl.Names(ctx)
 		if err != nil {
-			return nil, err
+			return nil, notFound(c.Op.Name, "names", nil, err)
 		}
 		v.names = ns // shared: sorted into a copy only when out of order
 		if !slices.IsSortedFunc(ns, func(a, b ports.Name) int { return cmp.Compare(a.Address, b.Address) }) {

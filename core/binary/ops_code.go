@@ -234,7 +234,7 @@ func (v *codeView) resolveValue(ctx context.Context, s string, path []any) (int,
 			}
 		}
 	}
-	if a, ok := codeloc.SubAddress(s); ok { // an unnamed procedure's display name; any procedure's start, as locationArg reads it
+	if a, ok := codeloc.SyntheticAddress(s); ok { // an unnamed procedure's display name (or another engine's: FUN_, fcn.); any procedure's start, as locationArg reads it
 		if i, ok := v.startIndex(a); ok {
 			return i, nil
 		}

@@ -696,10 +696,11 @@ func opProcedureAddress() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_address", Title: "Procedure Address", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []ports.Capability{core.CapProcedures},
-		Description: "Resolve a procedure name (exact, case-sensitive) to its address. Every procedure with that name is listed in matches.",
+		Description: "Resolve a procedure name (exact, case-sensitive) to its address. Every procedure with that name is listed in matches. An engine's made-up name (sub_, FUN_ or fcn. and hex) names the procedure starting there.",
 		Input:       core.InputSchema([]string{"procedure"}, documentProp, `"procedure": {"type":"string","minLength":1,"description":"Exact procedure name, e.g. main or printf@plt.","examples":["main"]}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","address","matches"],
- "properties":{"procedure":{"type":"string"},"address":{"$ref":"#/$defs/hex"},"matches":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`)),
+ "properties":{"procedure":{"type":"string"},"address":{"$ref":"#/$defs/hex"},"matches":{"type":"array","items":{"$ref":"#/$defs/hex"}},
+  "resolved_from":{"type":"string","description":"The made-up name given, when procedure is the name of the procedure starting at its address."}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			in, err := core.Input[ProcedureAddressInput](c)
@@ -733,10 +734,28 @@ func opProcedureAddress() *core.Operation {
 					matches = append(matches, core.Hex(p.Address))
 				}
 			}
+			at, synthetic := codeloc.SyntheticAddress(name)
+			if len(matches) == 0 && synthetic { // another engine's name of the procedure at an address
+				for i, p := range procs {
+					if p.Address == at {
+						loc := []core.Location{{Kind: "address", Address: core.Hex(at)}}
+						return &core.Observation{Result: &ProcedureAddressResult{Procedure: shownNames[i], Address: core.Hex(at), Matches: []string{core.Hex(at)},
+							ResolvedFrom: name}, Locations: loc}, nil
+					}
+				}
+			}
 			if len(matches) == 0 {
 				// Only names this tool takes are suggested: an import's label
 				// (puts, the GOT slot of puts@plt) is no procedure's name.
 				sugs := renames
+				if p, ok := codeloc.NearestProcedure(procs, at); synthetic && ok {
+					for i := range procs {
+						if procs[i].Address == p.Address {
+							sugs = []string{shownNames[i]} // no procedure starts there: the one nearest
+							break
+						}
+					}
+				}
 				if len(sugs) == 0 {
 					sugs = codeloc.Suggest(shownNames, name)
 				}

@@ -80,7 +80,8 @@ type AnalyzeFunctionInput struct {
 	MaxInstructions    int                `json:"max_instructions,omitempty"`
 	MaxPseudocodeChars int                `json:"max_pseudocode_chars,omitempty"`
 	PseudocodeOffset   int                `json:"pseudocode_offset,omitempty"`
-	AssemblyOffset     int                `json:"assembly_offset,omitempty"`
+	Offset             int                `json:"offset,omitempty"`          // the assembly page's first instruction
+	AssemblyOffset     int                `json:"assembly_offset,omitempty"` // offset's old name (the reference contract's); give Offset
 	Limit              int                `json:"limit,omitempty"`
 	CollectionOffset   *CollectionOffsets `json:"collection_offset,omitempty"`
 	Detail             string             `json:"detail,omitempty"` // "concise" (default) or "complete"

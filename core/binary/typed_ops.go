@@ -151,6 +151,10 @@ type ProcedureAddressResult struct {
 	Procedure string   `json:"procedure"`
 	Address   string   `json:"address"`
 	Matches   []string `json:"matches"`
+	// ResolvedFrom is the synthetic name asked for (sub_113e, FUN_0000113e,
+	// fcn.0000113e) when Procedure is the name of the procedure starting at
+	// its address; empty when the name was a procedure's own.
+	ResolvedFrom string `json:"resolved_from,omitempty"`
 }
 
 // AddressNameInput is the input of address_name, the same as XrefsInput.

@@ -297,7 +297,8 @@ func opAnalyzeFunction() *core.Operation {
   "max_instructions":{"type":"integer","minimum":1,"maximum":5000,"default":500,"description":"Instructions scanned for the dossier (1-5000)."},
   "max_pseudocode_chars":{"type":"integer","minimum":1,"maximum":100000,"default":20000,"description":"Characters of pseudo-code returned (1-100000)."},
   "pseudocode_offset":{"type":"integer","minimum":0,"default":0,"description":"First pseudo-code character returned."},
-  "assembly_offset":{"type":"integer","minimum":0,"default":0,"description":"First instruction of the assembly page."},
+  "offset":{"type":"integer","minimum":0,"default":0,"description":"First instruction of the assembly page."},
+  "assembly_offset":{"type":"integer","minimum":0,"description":"Alias of offset."},
   "limit":{"type":"integer","minimum":1,"maximum":500,"description":"Items per collection page (1-500); when absent, 8 in the concise dossier and 100 in the complete one."},
   "collection_offset":{"type":"object","additionalProperties":false,"description":"First item of each collection's page (default 0).",
    "properties":{` + collectionOffsetProps() + `}},
@@ -368,6 +369,9 @@ const (
 func handleAnalyzeFunction(ctx context.Context, c *core.Call) (any, error) {
 	in, err := core.Input[AnalyzeFunctionInput](c)
 	if err != nil {
+		return nil, err
+	}
+	if in.Offset, err = assemblyOffset(c, in); err != nil {
 		return nil, err
 	}
 	// The engine's notes for this call (ports.Note: an answer from an
@@ -497,6 +501,25 @@ func concisePages(d *Dossier, flow *ValueFlow, n int) (*Dossier, bool, error) {
 	return &out, cut, nil
 }
 
+// assemblyOffset is the first instruction of the assembly page: offset,
+// the name disassemble, list_instructions and the other instruction pages
+// give it, or assembly_offset, the reference contract's name, accepted as
+// its alias so clients written to that contract keep working. Both given
+// must agree (else invalid_request at assembly_offset naming offset); an
+// offset of 0 is offset's default, which the call's arguments hold whether
+// or not it was given.
+func assemblyOffset(c *core.Call, in AnalyzeFunctionInput) (int, error) {
+	_, hasOld := c.Args["assembly_offset"]
+	switch {
+	case hasOld && in.Offset != 0 && in.AssemblyOffset != in.Offset:
+		return 0, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"assembly_offset"}, Reason: core.ReasonInvalidValue, Expected: "offset",
+			Message: fmt.Sprintf("assembly_offset is an alias of offset; they differ (%d, %d): give offset only", in.AssemblyOffset, in.Offset)})
+	case hasOld:
+		return in.AssemblyOffset, nil
+	}
+	return in.Offset, nil
+}
+
 // analyzeFunction builds the complete dossier, and returns its value flow
 // too when observed (concise pages cut it).
 func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput) (*core.Observation, *ValueFlow, error) {
@@ -537,10 +560,10 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 	for _, in := range f.Instructions {
 		asm = append(asm, instructionItemOf(in))
 	}
-	assembly := collect(asm, in.AssemblyOffset, limit)
+	assembly := collect(asm, in.Offset, limit)
 	if !in.IncludeAssembly {
 		assembly.Items, assembly.Returned = []ReadFunctionInstructionsResultItem{}, 0
-		off := in.AssemblyOffset
+		off := in.Offset
 		assembly.Truncated = len(asm) > 0
 		if assembly.Truncated {
 			assembly.NextOffset = &off

@@ -7,7 +7,8 @@
 // The forms, tried in this order: 0x hex or decimal; an analyst's name
 // (set_address_name); the engine's name of a procedure, then of a label
 // (the engine's name still works after a rename); sub_<hex>, the name of
-// an address that has none; and NAME+OFFSET (main+0x10, main+16) for any
+// an address that has none (and FUN_<hex>, fcn.<hex>: other engines'
+// names of the same kind, SyntheticAddress); and NAME+OFFSET (main+0x10, main+16) for any
 // of those names, when the whole string is no name itself (a label such
 // as "*ABS*+0x9f550@plt" stays one name).
 //
@@ -154,7 +155,7 @@ func lookup(ctx context.Context, t Target, s string) (uint64, bool, error) {
 	if found {
 		return at, true, nil
 	}
-	if a, ok := SubAddress(s); ok {
+	if a, ok := SyntheticAddress(s); ok {
 		return a, true, nil
 	}
 	return 0, false, nil
@@ -191,6 +192,38 @@ func SubAddress(s string) (uint64, bool) {
 	}
 	a, err := strconv.ParseUint(h, 16, 64)
 	return a, err == nil
+}
+
+// SyntheticAddress reads the names engines make up for a procedure at an
+// address: sub_<hex> (rea, IDA, Hopper), FUN_<hex> (Ghidra) and
+// fcn.<hex> (radare2), hex in either case. An agent carries them from one
+// engine's output to another's, where the procedure may have a real name.
+func SyntheticAddress(s string) (uint64, bool) {
+	for _, p := range []string{"sub_", "FUN_", "fcn."} {
+		if h, ok := strings.CutPrefix(s, p); ok {
+			a, err := strconv.ParseUint(h, 16, 64)
+			return a, err == nil
+		}
+	}
+	return 0, false
+}
+
+// NearestProcedure is the procedure of procs that holds at (of nested
+// ones, the one starting last), else the one starting nearest to it on either side (the
+// lower of two as near); false when procs is empty. It names what an
+// agent may have meant by an address where no procedure starts.
+func NearestProcedure(procs []ports.Procedure, at uint64) (ports.Procedure, bool) {
+	best, found, holds := ports.Procedure{}, false, false
+	dist := func(p ports.Procedure) uint64 { return max(p.Address, at) - min(p.Address, at) }
+	for _, p := range procs {
+		h := p.Address <= at && at-p.Address < p.Size
+		switch {
+		case !found, h && !holds, h && p.Address > best.Address,
+			!h && !holds && (dist(p) < dist(best) || (dist(p) == dist(best) && p.Address < best.Address)):
+			best, found, holds = p, true, h
+		}
+	}
+	return best, found
 }
 
 // Check is nil when at is mapped by the mapped rule (or the target lists

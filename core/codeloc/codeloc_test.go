@@ -151,3 +151,38 @@ func TestHasOffset(t *testing.T) {
 		is.Equal(codeloc.HasOffset(s), want)
 	}
 }
+
+// TestSyntheticNames: the names engines make up for a procedure at an
+// address read as that address, in any engine's form and either case, and
+// resolve as sub_<hex> does; a name that only starts like one is no
+// address.
+func TestSyntheticNames(t *testing.T) {
+	for s, want := range map[string]uint64{"sub_113e": 0x113e, "sub_113E": 0x113e, "FUN_0000113e": 0x113e, "fcn.0000113e": 0x113e} {
+		if got, ok := codeloc.SyntheticAddress(s); !ok || got != want {
+			t.Errorf("SyntheticAddress(%q) = %#x, %v", s, got, ok)
+		}
+		if got, err := resolve(t, fake{listed: true}, s, &codeloc.Options{Unmapped: true}); err != nil || got != want {
+			t.Errorf("Resolve(%q) = %#x, %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"sub_", "FUN_", "fcn.", "FUN_xyz", "fun_113e", "fcn_113e", "sub_0x113e", "sub_+113e"} {
+		if got, ok := codeloc.SyntheticAddress(s); ok {
+			t.Errorf("SyntheticAddress(%q) = %#x", s, got)
+		}
+	}
+}
+
+// TestNearestProcedure: the procedure holding an address (the inner of
+// nested ones), else the one starting nearest, the lower of two as near.
+func TestNearestProcedure(t *testing.T) {
+	procs := []ports.Procedure{{Address: 0x1200, Name: "c", Size: 0x10}, {Address: 0x1000, Name: "a", Size: 0x100}, {Address: 0x1040, Name: "inner", Size: 0x8},
+		{Address: 0x1180, Name: "b"}}
+	for at, want := range map[uint64]string{0x1001: "a", 0x1044: "inner", 0x1048: "a", 0x1100: "b", 0x1181: "b", 0x11c0: "b", 0x1208: "c", 0x9000: "c", 0x10: "a"} {
+		if p, ok := codeloc.NearestProcedure(procs, at); !ok || p.Name != want {
+			t.Errorf("NearestProcedure(%#x) = %q, %v; want %q", at, p.Name, ok, want)
+		}
+	}
+	if _, ok := codeloc.NearestProcedure(nil, 0x1000); ok {
+		t.Error("NearestProcedure of none found one")
+	}
+}

@@ -18,8 +18,8 @@
 // child running), stranger (leave a process in the group that the
 // supervisor cannot prove rea's; package fakeproc), oversized (an 11 MiB line), malformed (a line that is not
 // JSON), wrong-id (answer under another id), bad-health (health names
-// another run), or error:<type> (answer every request after health with
-// that error type).
+// another run), error:<type> (answer every request after health with
+// that error type) or error:<type>:<method> (only requests of that method).
 package main
 
 import (
@@ -157,9 +157,10 @@ func main() {
 		case mode == "wrong-id":
 			result(id+7, "x")
 			continue
-		case strings.HasPrefix(mode, "error:"):
+		case strings.HasPrefix(mode, "error:") && (!strings.Contains(mode[6:], ":") || strings.HasSuffix(mode, ":"+req.Method)):
+			typ, _, _ := strings.Cut(strings.TrimPrefix(mode, "error:"), ":")
 			started(id)
-			failWith(id, strings.TrimPrefix(mode, "error:"), "fake engine told to fail")
+			failWith(id, typ, "fake engine told to fail")
 			continue
 		case req.Method == "read_bytes":
 			started(id)
