@@ -138,19 +138,24 @@ func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown 
 // names _edata and another, whose linker put the copy-relocated stdout
 // there too, stdout. A left key missing on the right is paired with the
 // first right key missing on the left whose names share one with it.
-func sameAddressNames(lk, rk []string, la, ra map[string][]string) []string {
+// A read or write of a section's end (le, re: comparedRefs' ends) is not
+// paired so: it reads the object there, stderr in one build and stdout in
+// the other, whatever markers share its address; only a reference that
+// takes the address (tmc's lea) is.
+func sameAddressNames(lk, rk []string, la, ra map[string][]string, le, re map[string]sectionEnd) []string {
 	if len(la) == 0 && len(ra) == 0 {
 		return rk
 	}
 	lc, rc := counts(lk), counts(rk)
 	names := func(k string, also map[string][]string) []string { return append([]string{k}, also[k]...) }
+	reads := func(e sectionEnd) bool { return e.Name != "" && !e.Taken }
 	out, cloned := rk, false
 	for _, k := range lk {
-		if lc[k] <= rc[k] {
+		if lc[k] <= rc[k] || reads(le[k]) {
 			continue
 		}
 		for j, k2 := range out {
-			if rc[k2] <= lc[k2] {
+			if rc[k2] <= lc[k2] || reads(re[k2]) {
 				continue
 			}
 			ln, rn := names(k, la), names(k2, ra)
@@ -336,7 +341,7 @@ func compareFacts(l, r *fnFacts, o compareOptions) *functionDiff {
 	} else {
 		lk, ls, la, le, ll, lt := comparedRefs(0, l, o)
 		rk, rs, ra, re, rl, rt := comparedRefs(1, r, o)
-		rk = sameAddressNames(lk, rk, la, ra)
+		rk = sameAddressNames(lk, rk, la, ra, le, re)
 		keys := sectionEnds([2][]string{lk, rk}, [2]map[string]sectionEnd{le, re}, [2][]string{ll, rl}, [2][]string{lt, rt})
 		d.Dimensions["references"] = keyedSetDim(keys, [2]map[string]string{ls, rs})
 	}
