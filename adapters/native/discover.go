@@ -905,8 +905,13 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 	first, open := true, false
 	var padCalls [][2]uint64 // the calls a function may follow (notePadCalls)
 	var lastCall [2]uint64   // the call just before, to a procedure not known not to return, or zero
+	regCalled := false       // a call through a register, in a range walked (walkRegCallEnds judges it)
 	n, capped := sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 		noret := in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target]
+		if walk && in.flow == ports.FlowCall && !in.hasTarget {
+			regCalled = regCalled || b.regCall(w.dec, code[in.addr-r.Start:])
+			noret = b.slotCallEnds(w.dec, code[in.addr-r.Start:], in)
+		}
 		res.stop = in.addr + uint64(in.size)
 		if exitInsn(in) {
 			exits.add(in.addr)
@@ -964,6 +969,9 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 	}
 	res.stop = min(res.stop, stop)
 	b.decoded.Add(-int64(stop - max(res.stop, r.Start))) // what a cap left unswept was counted above
+	if walk && regCalled && b.walkRegCallEnds(w, code, r.Start, stop, refs) {
+		w.bounds = rebound(w.flows, w.bounds[:0])
+	}
 	if walk {
 		res.bounds = slices.Clone(w.bounds)
 		res.gaps, res.chainStop = b.gapChain(w, res.bounds, r.Start)
@@ -1337,13 +1345,15 @@ func (b *builder) sweepBounds(start, end uint64) spanBounds {
 		return set
 	}
 	open := false // control can fall into the next instruction
-	sweep(newDecoder(b.arch, b.mm, b.src), code, start, stop, maxFunctionInsns, func(in *insn) bool {
+	d := newDecoder(b.arch, b.mm, b.src)
+	sweep(d, code, start, stop, maxFunctionInsns, func(in *insn) bool {
 		if !open {
 			set = append(set, uint32(in.addr-start))
 		}
 		switch {
 		case in.flow == ports.FlowReturn || in.flow == ports.FlowJump || in.flow == ports.FlowStop,
-			in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target]:
+			in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target],
+			b.slotCallEnds(d, code[in.addr-start:], in):
 			open = false
 		case b.padding(code[in.addr-start:], in.size):
 		default:

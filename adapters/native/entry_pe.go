@@ -242,7 +242,14 @@ func peMainName(win, wide bool, mode int) string {
 // _get_initial_wide_environment or _get_wide_winmain_command_line (MSVC's
 // wmain and wWinMain), and their narrow counterparts. Wide only names the
 // wide main.
+//
+// mingw-w64 linked against the UCRT imports both families: libucrt.a's
+// __getmainargs and __wgetmainargs wrappers come in together. There the
+// start code's own read of the command line (crtexe.c's _tcmdln, in every
+// build) tells: the UCRT's __p__wcmdln alone is the -municode build's,
+// __p__acmdln alone the narrow one's.
 func wideArgs(set *symbolSet) (wide, narrow bool) {
+	var wcmd, acmd bool
 	for _, l := range set.labels {
 		if l.Kind != "import" {
 			continue
@@ -252,7 +259,14 @@ func wideArgs(set *symbolSet) (wide, narrow bool) {
 			wide = true
 		case "__getmainargs", "__p___argv", "_get_initial_narrow_environment", "_get_narrow_winmain_command_line":
 			narrow = true
+		case "__p__wcmdln":
+			wcmd = true
+		case "__p__acmdln":
+			acmd = true
 		}
+	}
+	if wide && narrow && wcmd != acmd {
+		return wcmd, acmd
 	}
 	return wide, narrow
 }

@@ -633,6 +633,66 @@ func (b *builder) regCallEnds(d decoder, p *program, s ports.FunctionRange) map[
 	return ends
 }
 
+// slotCallEnds reports a call through the slot of an import that does
+// not return ("call [rip+exit@GOT]", "call [__imp__ExitProcess@4]"), which
+// ends a path of discovery's sweep as it ends its block in Function
+// (flowOf). A call through a register on x86 is not one here, whatever
+// the load right before it: walkRegCallEnds judges those over paths.
+func (b *builder) slotCallEnds(d decoder, code []byte, in *insn) bool {
+	return in.flow == ports.FlowCall && !in.hasTarget && b.regs != nil && b.regs.p.slotNoReturn(in) && !b.regCall(d, code)
+}
+
+// walkRegCallEnds makes the calls of a walked range [start, stop) (its
+// sweep's w.flows, refs and code) that go through a register holding the
+// slot of an import that does not return on every path from start
+// (regCallEnds) end their paths, as they end their blocks in Function
+// (registerFlows), and reports whether it changed any. The sweep left
+// every call through a register open, whatever the load right before it:
+// a path that loaded another slot, or none, may join there. The pass runs
+// only when the range also loads an import's slot into a whole register.
+func (b *builder) walkRegCallEnds(w *scratch, code []byte, start, stop uint64, refs []xref) bool {
+	x, ok := w.dec.(*x86Decoder)
+	if !ok || b.regs == nil || !slices.ContainsFunc(refs, func(ref xref) bool {
+		if ref.kind != kindRead || ref.from < start || ref.from >= stop || b.regs.p.labelAt(ref.to, "import") == "" {
+			return false
+		}
+		_, ok := loadedRegister(code[ref.from-start:], x.mode)
+		return ok
+	}) {
+		return false
+	}
+	changed := false
+	for at := range b.regCallEnds(w.dec, b.regs.p, ports.FunctionRange{Start: start, End: stop}) {
+		k, ok := slices.BinarySearchFunc(w.flows, at-start, func(g gapInsn, t uint64) int { return cmp.Compare(uint64(g.off), t) })
+		if g := &w.flows[k]; ok && g.fall {
+			g.fall, g.ends, changed = false, true, true
+		}
+	}
+	return changed
+}
+
+// rebound appends to bounds the offsets of the instructions of a walked
+// range (flows) that control cannot fall into from the one before: the
+// first, and each after a return, jump, trap or call that does not return,
+// or after padding that follows one (decodeOne's rule).
+func rebound(flows []gapInsn, bounds []uint32) []uint32 {
+	open := false
+	for i := range flows {
+		g := &flows[i]
+		if !open {
+			bounds = append(bounds, g.off)
+		}
+		switch {
+		case g.ends:
+			open = false
+		case g.skip: // padding (a trap ends above)
+		default:
+			open = true
+		}
+	}
+	return bounds
+}
+
 // slotNoReturn reports an indirect call or jump through the slot of an
 // import named after a function that does not return (flowOf's rule).
 func (p *program) slotNoReturn(in *insn) bool {

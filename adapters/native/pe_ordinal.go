@@ -10,9 +10,12 @@ import (
 // ordinal in its low 16 bits), as programs linked against ws2_32 with
 // ordinals do, and much code that hides what it imports. Such a slot is
 // labelled with the function's name where the ordinal is fixed by a
-// published interface, and as Ordinal_N (N decimal, the name Ghidra gives
-// it) where it is not; the label's Library is the DLL either way, so
-// Ordinal_3 of two DLLs are two imports.
+// published interface, and where it is not as the DLL's Ordinal_N (N
+// decimal, the name Ghidra gives it within the DLL's namespace), written
+// "hidden.dll!Ordinal_7" with the DLL's name in lower case (the loader
+// does not tell case): every tool that names the callee says which DLL's
+// ordinal it is, and ordinal 3 of two DLLs are two imports. The label's
+// Library is the DLL either way.
 //
 // The fixed ordinals are Windows Sockets 1.1's: the specification assigns
 // them, and ws2_32.dll and wsock32.dll both export its functions under
@@ -23,7 +26,7 @@ import (
 // the runs where mingw-w64's oleaut32.def (its exports in the DLL's order,
 // without numbers) and Wine's oleaut32.spec, old and new, agree are
 // named; the Var* conversions and the later additions, where Wine's two
-// versions differ, stay Ordinal_N. Other DLLs' ordinals change between
+// versions differ, stay oleaut32.dll!Ordinal_N. Other DLLs' ordinals change between
 // builds and are not guessed.
 
 // winsockOrdinals are the Windows Sockets 1.1 functions by ordinal.
@@ -78,5 +81,5 @@ func ordinalName(lib string, n uint16) string {
 			return name
 		}
 	}
-	return "Ordinal_" + strconv.Itoa(int(n))
+	return strings.ToLower(lib) + "!Ordinal_" + strconv.Itoa(int(n))
 }

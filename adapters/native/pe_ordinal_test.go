@@ -4,11 +4,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"rea/adapters/native"
+	"rea/ports"
 )
 
 // ordinalSource calls Windows Sockets, OLE Automation (oleaut32) and a
@@ -42,7 +44,7 @@ int main(int argc, char **argv) { return work(argc) + ole(argc); }
 // Imports by ordinal are named: Windows Sockets' by the ordinals its
 // specification fixes and oleaut32's by the ones its DLL has always
 // exported them under (objdump -p lists them by ordinal, with no name),
-// another DLL's as Ordinal_N, each with its DLL. On 32-bit x86 the named
+// another DLL's as hidden.dll!Ordinal_N, each with its DLL. On 32-bit x86 the named
 // ones then take what the Windows API table says they pop, so the stack
 // height stays known across them and connect names its three words.
 func TestPEImportsByOrdinal(t *testing.T) {
@@ -98,7 +100,7 @@ func TestPEImportsByOrdinal(t *testing.T) {
 			}
 
 			libs := importLibraries(t, exe)
-			for name, lib := range map[string]string{"WSAStartup": "ws2_32.dll", "socket": "ws2_32.dll", "connect": "ws2_32.dll", "Ordinal_7": "hidden.dll",
+			for name, lib := range map[string]string{"WSAStartup": "ws2_32.dll", "socket": "ws2_32.dll", "connect": "ws2_32.dll", "hidden.dll!Ordinal_7": "hidden.dll",
 				"SysAllocString": "OLEAUT32.dll", "SysFreeString": "OLEAUT32.dll", "VariantInit": "OLEAUT32.dll", "VariantClear": "OLEAUT32.dll"} {
 				if libs[name] != lib {
 					t.Errorf("import %s: library %q, want %q (imports %v)", name, libs[name], lib, libs)
@@ -122,5 +124,60 @@ func TestPEImportsByOrdinal(t *testing.T) {
 			}
 			_ = native.ID
 		})
+	}
+}
+
+// An ordinal that no published table fixes is named with its DLL
+// ("one.dll!Ordinal_3"): two DLLs' ordinal 3 are two imports, and the
+// callees of a procedure that calls both say which DLL each is. Before,
+// both were "Ordinal_3", and procedure_callees listed two callees of one
+// name with no DLL.
+func TestPEOrdinalNamesCarryTheirDLL(t *testing.T) {
+	const gcc, dlltool = "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-dlltool"
+	needToolPkg(t, gcc, "gcc-mingw-w64")
+	needToolPkg(t, dlltool, "binutils-mingw-w64")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "two.c")
+	files := map[string]string{
+		src: "__declspec(dllimport) int One(int);\n__declspec(dllimport) int Two(int);\n" +
+			"__attribute__((noinline)) int both(int n) { return One(n) + Two(n); }\n" +
+			"int main(int argc, char **argv) { return both(argc); }\n",
+		filepath.Join(dir, "one.def"): "LIBRARY ONE.dll\nEXPORTS\nOne @3 NONAME\n",
+		filepath.Join(dir, "two.def"): "LIBRARY two.dll\nEXPORTS\nTwo @3 NONAME\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var libs []string
+	for _, d := range []string{"one", "two"} {
+		lib := filepath.Join(dir, "lib"+d+".a")
+		runTool(t, dlltool, "-k", "-d", filepath.Join(dir, d+".def"), "-l", lib)
+		libs = append(libs, lib)
+	}
+	exe := filepath.Join(dir, "two.exe")
+	runTool(t, gcc, append([]string{"-O1", "-o", exe, src}, libs...)...)
+	got := importLibraries(t, exe)
+	for name, lib := range map[string]string{"one.dll!Ordinal_3": "ONE.dll", "two.dll!Ordinal_3": "two.dll"} {
+		if got[name] != lib {
+			t.Errorf("import %s: library %q, want %q (imports %v)", name, got[name], lib, got)
+		}
+	}
+	a := openNative(t, exe)
+	both := procedureNamed(t, a, "both").Address
+	refs, err := a.ReferencesFrom(t.Context(), both, both+32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string // the imports both calls, as its callees name them
+	for _, r := range refs {
+		if r.Kind == ports.RefCall && !r.Unresolved {
+			names = append(names, importAt(t, a, r.To))
+		}
+	}
+	slices.Sort(names)
+	if want := []string{"one.dll!Ordinal_3", "two.dll!Ordinal_3"}; !slices.Equal(names, want) {
+		t.Errorf("callees of both: %v, want %v", names, want)
 	}
 }

@@ -61,12 +61,14 @@ import (
 // unresolved, and a block that an unrecovered indirect jump also enters
 // is judged by its other predecessors. The blocks the pass runs over do
 // not end at the calls it finds go to no-return imports (it runs once),
-// which only adds paths. Discovery's own blocks come before the reference
-// sweep and do not take these calls in, and value flow's blocks keep the
-// fallthrough; no-return inference runs the pass itself over a candidate
-// with a call through a register that names no slot (noreturn.go,
-// nrDecode), so a procedure whose every path ends in "call esi" of
-// ExitProcess is found not to return.
+// which only adds paths. Value flow's blocks keep the fallthrough.
+// Discovery's sweep of a range with an inferred end runs the pass itself
+// over the range when it calls through a register and loads an import's
+// slot into one (noreturn.go, walkRegCallEnds), so such a call of exit
+// ends a path there as in Function; no-return inference runs the pass
+// itself over a candidate with a call through a register that names no
+// slot (noreturn.go, nrDecode), so a procedure whose every path ends in
+// "call esi" of ExitProcess is found not to return.
 // Copies are of whole registers only (a 32-bit lea or xchg on x86-64
 // cuts the address), and a push and pop copy only as an adjacent pair
 // in one block: with anything between them (another push, a store to
@@ -758,8 +760,8 @@ func (p *program) body(r ports.FunctionRange) ([]ports.FunctionRange, uint64) {
 // jump is a tail call to the slot, a call of an import that does not
 // return ends its block, and one the pass reaches with no one slot does
 // not, whatever the load right before it. Function's blocks are built
-// after it; discovery's are not (it runs before the references, and the
-// reference sweep's own blocks do not take these in either).
+// after it; discovery's sweep runs the pass itself (walkRegCallEnds), and
+// the reference sweep's own blocks do not take these in.
 func (p *program) registerFlows(ctx context.Context, src source, format string, d decoder, spans []ports.FunctionRange, flows []flowInsn) error {
 	x, ok := d.(*x86Decoder)
 	if !ok || !slices.ContainsFunc(flows, func(f flowInsn) bool {

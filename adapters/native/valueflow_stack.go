@@ -28,6 +28,16 @@ import (
 // relative to it, so a call's argument words still meet their writers
 // (valueflow_cdecl.go); stack parameters, which are the entry's words,
 // are not read through it.
+//
+// A dynamic allocation ("sub esp, eax", "sub rsp, rax": gcc's code for a
+// variable-length array or alloca) loses the stack pointer's height from
+// the entry too, and starts a base the same way: the stack pointer as the
+// allocation at that address left it ("esp@0x120f"), so the pushes and
+// stores after it and the argument words of the calls it makes meet
+// ("[esp@0x120f-16]"), while the frame pointer keeps its height from the
+// entry and reads through it still name the procedure's parameters and
+// locals. clang's "mov r11, rsp; sub r11, rax; mov rsp, r11" is not
+// followed: the stack pointer's height is lost there.
 
 // stackOp is what one instruction does to the stack and frame pointers by
 // a known amount.
@@ -47,6 +57,7 @@ const (
 	fpFromSP             // fp = sp + n (in stackOp.fp)
 	spAddReg             // sp += n * reg, reg holding a known constant (AArch64's "mov x12, #0x1390; sub sp, sp, x12")
 	spAlign              // sp &= n ("and esp, -16")
+	spAlloc              // sp -= reg, reg's value unknown (a VLA's "sub esp, eax"); n is the instruction's address
 )
 
 // height is the stack and frame pointers' offsets from the stack pointer
@@ -99,6 +110,9 @@ func (h height) step(cc convention, s vfSem, calleePops bool, pops int64) height
 		if h.sp != 0 {
 			h.abase = fmt.Sprintf("(%s%+d)&%d", cc.sp, h.sp, op.n)
 		}
+		h.spOK, h.asp, h.aspOK, h.afpOK = false, 0, true, false
+	case op.sp == spAlloc:
+		h.abase = fmt.Sprintf("%s@%#x", cc.sp, op.n)
 		h.spOK, h.asp, h.aspOK, h.afpOK = false, 0, true, false
 	case s.call && pops != 0:
 		h.sp += pops

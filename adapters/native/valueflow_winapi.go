@@ -29,7 +29,7 @@ import (
 // call of it loses the height, unless the C library names it (then
 // cdecl). An import by ordinal is named by pe_ordinal.go: Windows
 // Sockets' by their fixed ordinals (then the table holds them: connect
-// pops 12), any other as Ordinal_N, which the table does not hold (its
+// pops 12), any other as dll!Ordinal_N, which the table does not hold (its
 // libraries import by name), so a call of one loses the height.
 //
 // A call reaches an import directly ("call [__imp__CreateFileA@28]"),

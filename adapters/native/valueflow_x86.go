@@ -369,6 +369,9 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		}
 	}
 	out.stack = x86StackOp(inst, args, s.d.mode)
+	if out.stack.sp == spAlloc {
+		out.stack.n = int64(pc) // names the stack pointer it sets (valueflow_stack.go)
+	}
 	if op == x86asm.CALL && !out.call {
 		out.stack = stackOp{sp: spAdd, n: -int64(s.d.mode / 8)}
 	}
@@ -440,6 +443,9 @@ func x86StackOp(inst x86asm.Inst, args []x86asm.Arg, mode int) stackOp {
 				v = -v
 			}
 			return stackOp{sp: spAdd, n: v}
+		}
+		if r, ok := args[1].(x86asm.Reg); ok && op == x86asm.SUB && !isSP(r) {
+			return stackOp{sp: spAlloc, reg: strings.ToLower(r.String())} // sub esp, eax: a VLA or alloca
 		}
 	case op == x86asm.AND && len(args) == 2 && isSP(args[0]):
 		if v, ok := imm(args[1]); ok && v < 0 && -v&(-v-1) == 0 {

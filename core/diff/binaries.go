@@ -223,6 +223,14 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			}
 		}
 		refFrom := map[uint64][]uint64{}
+		// touched holds the addresses the function reads or writes, or
+		// calls or jumps to, rather than only taking them (lea).
+		touched := map[uint64]bool{}
+		for _, x := range refs {
+			if !x.Unresolved && x.Kind != ports.RefAddress {
+				touched[x.To] = true
+			}
+		}
 		f.Refs, f.Strings, f.Calls = []string{}, []string{}, []callee{}
 		seenS, seenN, seenC := map[string]bool{}, map[string]bool{}, map[uint64]bool{}
 		slotJumps := map[uint64]uint64{} // an unresolved jump through an import's slot -> the slot
@@ -247,15 +255,22 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 				seen = "\x00" + id
 			}
 			if n == "" {
-				if e := s.sectionEnd(to); e.Gap && !seenN["\x01"+e.Name] {
+				e := s.sectionEnd(to)
+				if e.Gap && !seenN["\x01"+e.Name] {
 					seenN["\x01"+e.Name] = true
 					f.LooseEnds = append(f.LooseEnds, e.Name)
+				}
+				if e.Name != "" && !touched[to] && !seenN["\x02"+e.Name] {
+					seenN["\x02"+e.Name] = true
+					f.TakenEnds = append(f.TakenEnds, e.Name)
 				}
 			}
 			if n != "" && !seenN[seen] {
 				seenN[seen] = true
 				f.Refs, f.RefAddrs, f.RefImports = append(f.Refs, n), append(f.RefAddrs, to), append(f.RefImports, id)
-				f.RefEnds = append(f.RefEnds, s.sectionEnd(to))
+				e := s.sectionEnd(to)
+				e.Taken = e.Name != "" && !touched[to]
+				f.RefEnds = append(f.RefEnds, e)
 				var also []string
 				if len(aliases[to]) > 1 {
 					also = aliases[to]
@@ -305,7 +320,7 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		}
 		if !hasXR {
 			f.Refs, f.RefAddrs, f.RefImports, f.RefAliases, f.Strings, f.Calls = nil, nil, nil, nil, nil, nil
-			f.RefEnds, f.LooseEnds = nil, nil
+			f.RefEnds, f.LooseEnds, f.TakenEnds = nil, nil, nil
 			f.RefsReason, f.StrReason, f.CallsReason = "no references from the provider", "no references from the provider", "no references from the provider"
 		} else if strs == nil {
 			f.Strings, f.StrReason = nil, "no strings from the provider"

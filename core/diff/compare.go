@@ -87,12 +87,13 @@ func renamed(side int, insns []string, targets []insnTarget, symbol func(int, ui
 // the slot's puts); anything else by its name as o.symbol gives it.
 //
 // also maps a key to the other names at its address, when it has several
-// (fnFacts.RefAliases); ends maps a key to the section whose end its
-// address is, and loose lists the section ends read without a name kept
-// here (fnFacts.LooseEnds, and references left out as unnamed).
-func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown map[string]string, also map[string][]string, ends map[string]string, loose []string) {
-	keys, shown, also, ends = make([]string, 0, len(f.Refs)), map[string]string{}, map[string][]string{}, map[string]string{}
-	loose = slices.Clone(f.LooseEnds)
+// (fnFacts.RefAliases); ends maps a key to the section end its address
+// is, and loose lists the section ends read without a name kept here
+// (fnFacts.LooseEnds, and references left out as unnamed), taken those
+// only taken without one (fnFacts.TakenEnds, likewise).
+func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown map[string]string, also map[string][]string, ends map[string]sectionEnd, loose, taken []string) {
+	keys, shown, also, ends = make([]string, 0, len(f.Refs)), map[string]string{}, map[string][]string{}, map[string]sectionEnd{}
+	loose, taken = slices.Clone(f.LooseEnds), slices.Clone(f.TakenEnds)
 	hasEnds := len(f.RefEnds) == len(f.Refs)
 	bySymbol := o.symbol != nil && len(f.RefAddrs) == len(f.Refs)
 	for i, n := range f.Refs {
@@ -114,18 +115,21 @@ func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown 
 				if hasEnds && f.RefEnds[i].Gap && !slices.Contains(loose, f.RefEnds[i].Name) {
 					loose = append(loose, f.RefEnds[i].Name)
 				}
+				if hasEnds && f.RefEnds[i].Taken && !slices.Contains(taken, f.RefEnds[i].Name) {
+					taken = append(taken, f.RefEnds[i].Name)
+				}
 				continue
 			}
 		}
 		keys = append(keys, stableName(n))
 		if _, ok := ends[stableName(n)]; hasEnds && f.RefEnds[i].Name != "" && !ok {
-			ends[stableName(n)] = f.RefEnds[i].Name
+			ends[stableName(n)] = f.RefEnds[i]
 		}
 		if i < len(f.RefAliases) && len(f.RefAliases[i]) > 1 {
 			also[stableName(n)] = f.RefAliases[i]
 		}
 	}
-	return keys, shown, also, ends, loose
+	return keys, shown, also, ends, loose, taken
 }
 
 // sameAddressNames renames a right reference to the left's name when the
@@ -134,19 +138,24 @@ func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown 
 // names _edata and another, whose linker put the copy-relocated stdout
 // there too, stdout. A left key missing on the right is paired with the
 // first right key missing on the left whose names share one with it.
-func sameAddressNames(lk, rk []string, la, ra map[string][]string) []string {
+// A read or write of a section's end (le, re: comparedRefs' ends) is not
+// paired so: it reads the object there, stderr in one build and stdout in
+// the other, whatever markers share its address; only a reference that
+// takes the address (tmc's lea) is.
+func sameAddressNames(lk, rk []string, la, ra map[string][]string, le, re map[string]sectionEnd) []string {
 	if len(la) == 0 && len(ra) == 0 {
 		return rk
 	}
 	lc, rc := counts(lk), counts(rk)
 	names := func(k string, also map[string][]string) []string { return append([]string{k}, also[k]...) }
+	reads := func(e sectionEnd) bool { return e.Name != "" && !e.Taken }
 	out, cloned := rk, false
 	for _, k := range lk {
-		if lc[k] <= rc[k] {
+		if lc[k] <= rc[k] || reads(le[k]) {
 			continue
 		}
 		for j, k2 := range out {
-			if rc[k2] <= lc[k2] {
+			if rc[k2] <= lc[k2] || reads(re[k2]) {
 				continue
 			}
 			ln, rn := names(k, la), names(k2, ra)
@@ -173,19 +182,53 @@ func sameAddressNames(lk, rk []string, la, ra map[string][]string) []string {
 // symbol names it) and the other by alignment padding (nothing names it).
 // A loose end lies in no section, so nothing of the program's is there;
 // each is used once.
-func sectionEnds(keys [2][]string, ends [2]map[string]string, loose [2][]string) [2][]string {
-	if len(loose[0]) == 0 && len(loose[1]) == 0 {
+//
+// A reference that only takes the address of a section's end (crt's "lea
+// rdi, [rip+__TMC_END__]") likewise pairs with the other side's that only
+// takes the same section's end, named otherwise or not named (taken):
+// builds whose .bss starts at .data's end with the copy-relocated stderr
+// in one and stdout in the other. A read or write there (the program's
+// own use of stderr) is no such reference, and still shows.
+func sectionEnds(keys [2][]string, ends [2]map[string]sectionEnd, loose, taken [2][]string) [2][]string {
+	c := [2]map[string]int{counts(keys[0]), counts(keys[1])}
+	extra := func(side int, k string) bool { return c[side][k] > c[1-side][k] }
+	// Both named, differently: pair each left key with a right one.
+	drop := [2]map[string]int{{}, {}}
+	for _, k := range keys[0] {
+		e := ends[0][k]
+		if !e.Taken || !extra(0, k) {
+			continue
+		}
+		for _, k2 := range keys[1] {
+			if e2 := ends[1][k2]; e2.Taken && e2.Name == e.Name && extra(1, k2) {
+				c[0][k]--
+				c[1][k2]--
+				drop[0][k]++
+				drop[1][k2]++
+				break
+			}
+		}
+	}
+	if len(loose[0]) == 0 && len(loose[1]) == 0 && len(taken[0]) == 0 && len(taken[1]) == 0 && len(drop[0]) == 0 {
 		return keys
 	}
-	c := [2]map[string]int{counts(keys[0]), counts(keys[1])}
 	for side := range 2 {
 		other := 1 - side
-		free := slices.Clone(loose[other])
+		free, freeTaken := slices.Clone(loose[other]), slices.Clone(taken[other])
 		var kept []string
 		for _, k := range keys[side] {
-			if e := ends[side][k]; e != "" && c[side][k] > c[other][k] {
-				if j := slices.Index(free, e); j >= 0 {
+			if drop[side][k] > 0 {
+				drop[side][k]--
+				continue
+			}
+			if e := ends[side][k]; e.Name != "" && c[side][k] > c[other][k] {
+				if j := slices.Index(free, e.Name); j >= 0 {
 					free = slices.Delete(free, j, j+1)
+					c[side][k]--
+					continue
+				}
+				if j := slices.Index(freeTaken, e.Name); e.Taken && j >= 0 {
+					freeTaken = slices.Delete(freeTaken, j, j+1)
 					c[side][k]--
 					continue
 				}
@@ -296,10 +339,10 @@ func compareFacts(l, r *fnFacts, o compareOptions) *functionDiff {
 	if x := known("references", l.RefsReason, r.RefsReason, l.Refs == nil, r.Refs == nil); x != nil {
 		d.Dimensions["references"] = x
 	} else {
-		lk, ls, la, le, ll := comparedRefs(0, l, o)
-		rk, rs, ra, re, rl := comparedRefs(1, r, o)
-		rk = sameAddressNames(lk, rk, la, ra)
-		keys := sectionEnds([2][]string{lk, rk}, [2]map[string]string{le, re}, [2][]string{ll, rl})
+		lk, ls, la, le, ll, lt := comparedRefs(0, l, o)
+		rk, rs, ra, re, rl, rt := comparedRefs(1, r, o)
+		rk = sameAddressNames(lk, rk, la, ra, le, re)
+		keys := sectionEnds([2][]string{lk, rk}, [2]map[string]sectionEnd{le, re}, [2][]string{ll, rl}, [2][]string{lt, rt})
 		d.Dimensions["references"] = keyedSetDim(keys, [2]map[string]string{ls, rs})
 	}
 	if x := known("strings", l.StrReason, r.StrReason, l.Strings == nil, r.Strings == nil); x != nil {

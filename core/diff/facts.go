@@ -51,6 +51,13 @@ type fnFacts struct {
 	// unnamed one of the other to the same section's end (sectionEnds).
 	RefEnds   []sectionEnd
 	LooseEnds []string
+	// TakenEnds lists the section ends whose address the function only
+	// takes (lea, never a read or write there) where the binary gives it
+	// no name, whether or not a section holds it: crt's __TMC_END__ in a
+	// stripped build whose .bss starts there with an unnamed variable.
+	// Such an end pairs with the other side's reference that only takes
+	// the same section's end, whatever that names it (sectionEnds).
+	TakenEnds []string
 
 	Strings   []string // values of referenced strings
 	StrReason string
@@ -67,10 +74,12 @@ type fnFacts struct {
 }
 
 // sectionEnd says that an address is one past the last byte of section
-// Name; Gap, that no section holds it.
+// Name; Gap, that no section holds it; Taken (set per function), that the
+// function only takes the address there, never reading or writing it.
 type sectionEnd struct {
-	Name string
-	Gap  bool
+	Name  string
+	Gap   bool
+	Taken bool
 }
 
 // unnamed reports a function the binary gives no name: an engine's sub_...
