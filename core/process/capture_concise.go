@@ -2,11 +2,13 @@ package process
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"unicode/utf8"
 
 	"rea/core"
+	"rea/ports"
 )
 
 // A concise capture (the default) keeps every section of the complete
@@ -109,9 +111,15 @@ func cutUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// conciseCapture is the concise form of full; listed reports how many
-// output and rendered frames it lists (all unless cut).
-func conciseCapture(full *CaptureProcessScenarioResult) (res *CaptureProcessScenarioResult, frames, rendered int, cut bool) {
+// conciseListing is how many items of each list a concise capture gives:
+// the first ones, all unless cut.
+type conciseListing struct {
+	frames, rendered int
+}
+
+// conciseCapture is the concise form of full and what it lists of each
+// list (all unless cut).
+func conciseCapture(full *CaptureProcessScenarioResult) (res *CaptureProcessScenarioResult, listed conciseListing, cut bool) {
 	term, _ := full.Terminal.(CaptureTerminalRecord)
 	out := CaptureTerminalChanges{Frames: []CaptureFrameExcerpt{}, RenderedFrames: []CaptureScreenChange{}, FinalScreen: screenOf(term.FinalScreen),
 		FrameCount: len(term.Frames), RenderedFrameCount: len(term.RenderedFrames)}
@@ -128,6 +136,7 @@ func conciseCapture(full *CaptureProcessScenarioResult) (res *CaptureProcessScen
 		prev = f.Lines
 	}
 	page := *full
+	var frames, rendered int
 	for k := max(len(allFrames), len(allRendered)); ; k = max(k/2, conciseMinFrames) {
 		frames, rendered = min(k, len(allFrames)), min(k, len(allRendered))
 		out.Frames, out.RenderedFrames = allFrames[:frames], allRendered[:rendered]
@@ -146,34 +155,80 @@ func conciseCapture(full *CaptureProcessScenarioResult) (res *CaptureProcessScen
 			break
 		}
 	}
-	return &page, frames, rendered, frames < len(allFrames) || rendered < len(allRendered)
+	return &page, conciseListing{frames, rendered}, frames < len(allFrames) || rendered < len(allRendered)
+}
+
+// conciseNote is the limitation of a concise capture listing listed of
+// page's lists.
+func conciseNote(page *CaptureProcessScenarioResult, listed conciseListing) string {
+	note := fmt.Sprintf("Concise capture: each rendered frame is its changed_lines since the one before, and an output frame's data is cut to %d bytes (data_bytes: the whole); "+
+		"the complete capture, every frame whole with serialized_state, is retained as parent_evidence_id (compare_process_captures reads it), or call with \"detail\":\"complete\".", conciseFrameData)
+	term := page.Terminal.(CaptureTerminalChanges)
+	if listed.frames < term.FrameCount || listed.rendered < term.RenderedFrameCount {
+		note += fmt.Sprintf(" Listed: the first %d of %d output frames and %d of %d rendered frames, and their event_journal entries.",
+			listed.frames, term.FrameCount, listed.rendered, term.RenderedFrameCount)
+	}
+	return note
+}
+
+// retainComplete seals obs (a complete capture) as a "detail":"complete"
+// call records it and retains it.
+func retainComplete(c *core.Call, obs *core.Observation) (core.EvidenceID, error) {
+	params := maps.Clone(c.Args)
+	params["detail"] = "complete"
+	parent, err := c.Seal(c.Op, params, obs)
+	if err != nil {
+		return "", err
+	}
+	if _, err := c.Retain(parent); err != nil {
+		return "", err
+	}
+	return parent.EvidenceID, nil
 }
 
 // conciseCaptureObservation seals obs (the complete capture) as a
 // "detail":"complete" call records it, retains it, and returns the concise
 // observation naming it.
 func conciseCaptureObservation(c *core.Call, obs *core.Observation, full *CaptureProcessScenarioResult) (*core.Observation, error) {
-	params := maps.Clone(c.Args)
-	params["detail"] = "complete"
-	parent, err := c.Seal(c.Op, params, obs)
+	parent, err := retainComplete(c, obs)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Retain(parent); err != nil {
-		return nil, err
-	}
-	page, frames, rendered, cut := conciseCapture(full)
-	page.ParentEvidenceID = string(parent.EvidenceID)
-	term := page.Terminal.(CaptureTerminalChanges)
-	note := fmt.Sprintf("Concise capture: each rendered frame is its changed_lines since the one before, and an output frame's data is cut to %d bytes (data_bytes: the whole); "+
-		"the complete capture, every frame whole with serialized_state, is retained as parent_evidence_id (compare_process_captures reads it), or call with \"detail\":\"complete\".", conciseFrameData)
-	if cut {
-		note += fmt.Sprintf(" Listed: the first %d of %d output frames and %d of %d rendered frames, and their event_journal entries.",
-			frames, term.FrameCount, rendered, term.RenderedFrameCount)
-	}
+	page, listed, _ := conciseCapture(full)
+	page.ParentEvidenceID = string(parent)
 	out := *obs
 	out.Result = page
-	out.Limitations = append([]string{note}, obs.Limitations...)
-	out.Links = []core.EvidenceID{parent.EvidenceID}
+	out.Limitations = append([]string{conciseNote(page, listed)}, obs.Limitations...)
+	out.Links = []core.EvidenceID{parent}
 	return &out, nil
+}
+
+// concisePartial makes the capture in a failed capture's
+// details.partial_observation concise, as a capture that succeeded is: the
+// complete partial observation pc is sealed (its first limitation saying
+// the capture failed, with e's code and message) as a "detail":"complete"
+// call records it, retained, and named by the concise capture's
+// parent_evidence_id; details.partial_observation.limitations says what
+// the concise form leaves out. Before, the error carried every frame whole
+// with its serialized_state. When the record cannot be sealed or retained
+// (a full ledger), the complete form stays in the details.
+func concisePartial(c *core.Call, err error, pc *ports.ProcessCapture) {
+	var e *core.Error
+	if !errors.As(err, &e) {
+		return
+	}
+	po, _ := e.Details["partial_observation"].(map[string]any)
+	if po == nil {
+		return
+	}
+	obs, full := captureObservation(pc)
+	obs.Limitations = append([]string{fmt.Sprintf("This capture failed (%s: %s); this record is its partial observation.", e.Code, e.Message)}, obs.Limitations...)
+	parent, serr := retainComplete(c, obs)
+	if serr != nil {
+		return
+	}
+	page, listed, _ := conciseCapture(full)
+	page.ParentEvidenceID = string(parent)
+	po["capture"] = page
+	po["limitations"] = []string{conciseNote(page, listed)}
 }
