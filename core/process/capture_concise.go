@@ -128,7 +128,7 @@ type conciseListing struct {
 // to), then whichever is longer in JSON of the process tree with the file
 // effects and the output with the rendered frames; the event journal's
 // entries for what is left out go with it.
-func conciseCapture(full *CaptureProcessScenarioResult) (res *CaptureProcessScenarioResult, listed conciseListing, cut bool) {
+func conciseCapture(full *CaptureProcessScenarioResult) (res *CaptureProcessScenarioResult, listed conciseListing) {
 	term, _ := full.Terminal.(CaptureTerminalRecord)
 	out := CaptureTerminalChanges{Frames: []CaptureFrameExcerpt{}, RenderedFrames: []CaptureScreenChange{}, FinalScreen: screenOf(term.FinalScreen),
 		FrameCount: len(term.Frames), RenderedFrameCount: len(term.RenderedFrames)}
@@ -179,10 +179,10 @@ func conciseCapture(full *CaptureProcessScenarioResult) (res *CaptureProcessScen
 		case tiers[2] > conciseMinFrames:
 			tiers[2] = max(tiers[2]/2, conciseMinFrames)
 		default:
-			return &page, listed, listed != total
+			return &page, listed
 		}
 	}
-	return &page, listed, listed != total
+	return &page, listed
 }
 
 // conciseRaw is raw_result (captureRaw's) for a concise capture listing
@@ -233,8 +233,8 @@ func jsonBytes(vs ...any) int {
 }
 
 // conciseNote is the limitation of a concise capture listing listed of
-// page's lists.
-func conciseNote(page *CaptureProcessScenarioResult, listed conciseListing) string {
+// page's lists; withRaw says raw_result is cut alike (conciseRaw).
+func conciseNote(page *CaptureProcessScenarioResult, listed conciseListing, withRaw bool) string {
 	note := fmt.Sprintf("Concise capture: each rendered frame is its changed_lines since the one before, and an output frame's data is cut to %d bytes (data_bytes: the whole); "+
 		"the complete capture, every frame whole with serialized_state and every list whole, is retained as parent_evidence_id (compare_process_captures reads it), or call with \"detail\":\"complete\".", conciseFrameData)
 	term := page.Terminal.(CaptureTerminalChanges)
@@ -252,7 +252,10 @@ func conciseNote(page *CaptureProcessScenarioResult, listed conciseListing) stri
 	part(listed.after, *page.Filesystem.AfterCount, "filesystem entries after (filesystem.after_count)")
 	part(listed.effects, *page.Filesystem.EffectCount, "file effects (filesystem.effect_count)")
 	if len(parts) > 0 {
-		note += " Listed: " + strings.Join(parts, ", ") + ", and the event_journal entries of those listed; raw_result lists the same processes, samples and frames."
+		note += " Listed: " + strings.Join(parts, ", ") + ", and the event_journal entries of those listed."
+		if withRaw {
+			note += " raw_result lists as many processes and samples, and the listed frames' raw data."
+		}
 	}
 	return note
 }
@@ -280,11 +283,11 @@ func conciseCaptureObservation(c *core.Call, obs *core.Observation, full *Captur
 	if err != nil {
 		return nil, err
 	}
-	page, listed, _ := conciseCapture(full)
+	page, listed := conciseCapture(full)
 	page.ParentEvidenceID = string(parent)
 	out := *obs
 	out.Result, out.Raw = page, conciseRaw(obs.Raw, page, listed)
-	out.Limitations = append([]string{conciseNote(page, listed)}, obs.Limitations...)
+	out.Limitations = append([]string{conciseNote(page, listed, true)}, obs.Limitations...)
 	out.Links = []core.EvidenceID{parent}
 	return &out, nil
 }
@@ -313,8 +316,8 @@ func concisePartial(c *core.Call, err error, pc *ports.ProcessCapture) {
 	if serr != nil {
 		return
 	}
-	page, listed, _ := conciseCapture(full)
+	page, listed := conciseCapture(full)
 	page.ParentEvidenceID = string(parent)
 	po["capture"] = page
-	po["limitations"] = []string{conciseNote(page, listed)}
+	po["limitations"] = []string{conciseNote(page, listed, false)}
 }
