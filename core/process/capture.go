@@ -150,8 +150,24 @@ func handleCaptureProcessScenario(ctx context.Context, c *core.Call) (any, error
 	redactArgs(c.Args)
 	pc, err := eng.CaptureProcess(ctx, ports.CaptureRequest{Scenario: sc, RunID: c.RunID()})
 	if err != nil {
-		return nil, captureError(op, err)
+		e := captureError(op, err)
+		// A cancelled call records nothing (core.Session.Call), and its
+		// client reads no answer: its partial observation stays whole.
+		var ce *ports.CaptureError
+		if in.Detail != "complete" && ctx.Err() == nil && errors.As(err, &ce) && ce.Partial != nil {
+			concisePartial(c, e, ce.Partial)
+		}
+		return nil, e
 	}
+	obs, res := captureObservation(pc)
+	if in.Detail == "complete" {
+		return obs, nil
+	}
+	return conciseCaptureObservation(c, obs, res)
+}
+
+// captureObservation is the Observation of pc (complete) and its result.
+func captureObservation(pc *ports.ProcessCapture) (*core.Observation, *CaptureProcessScenarioResult) {
 	res := captureResultOf(pc)
 	var lim []string
 	for _, n := range pc.Coverage {
@@ -159,16 +175,12 @@ func handleCaptureProcessScenario(ctx context.Context, c *core.Call) (any, error
 	}
 	name := filepath.Base(pc.Executable.Path)
 	sha := pc.Executable.SelectedSHA256
-	obs := &core.Observation{Result: res, Raw: captureRaw(pc), Limitations: lim, Confidence: core.ConfidenceObserved,
+	return &core.Observation{Result: res, Raw: captureRaw(pc), Limitations: lim, Confidence: core.ConfidenceObserved,
 		Predicate: CapturePredicate, Authority: "controlled-replay",
 		Subject:     &core.Subject{Name: name, Digest: core.SubjectDigest{SHA256: sha}, Format: "executable", LocalPath: pc.Executable.Path},
 		Provider:    &core.ProviderRef{ID: providerID, Name: "REA deterministic process harness", Version: core.OptString("3")},
 		Environment: &core.Environment{ID: runtime.GOOS + "-" + runtime.GOARCH, Platform: pc.Manifest.Platform, Architecture: evidenceArch(pc.Manifest.Architecture), Isolation: "process"},
-	}
-	if in.Detail == "complete" {
-		return obs, nil
-	}
-	return conciseCaptureObservation(c, obs, res)
+	}, res
 }
 
 // CapturePredicate is the predicate of capture Evidence.

@@ -22,6 +22,11 @@ import (
 type listingCapturer struct{}
 
 func (listingCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	return listingCapture(req), nil
+}
+
+// listingCapture is listingCapturer's capture.
+func listingCapture(req ports.CaptureRequest) *ports.ProcessCapture {
 	sha := strings.Repeat("ab", 32)
 	code, elapsed := 0, int64(300)
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -48,7 +53,7 @@ func (listingCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequ
 		c.EventJournal = append(c.EventJournal, ports.JournalEntry{CaptureOrder: 2*i + 1, Collection: ports.JournalRenderedFrames, Index: i})
 	}
 	c.FinalScreen = c.RenderedFrames[len(c.RenderedFrames)-1]
-	return c, nil
+	return c
 }
 
 // A capture is concise by default: each rendered frame is the lines that

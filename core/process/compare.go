@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -78,48 +79,158 @@ type captureDoc struct {
 	} `json:"manifest"`
 }
 
-func captureArg(c *core.Call, name string) (*core.Evidence, *captureDoc, error) {
-	ev, err := c.EvidenceArg(name)
+// captureArg resolves the capture argument name. A concise capture is
+// compared through the complete record it names; when this connection does
+// not hold that record, a concise capture from which nothing the comparison
+// reads was cut is compared as it is, its screens rebuilt (note says so),
+// and one from which something was cut is refused, saying what to pass.
+func captureArg(c *core.Call, name string) (ev *core.Evidence, d *captureDoc, note string, err error) {
+	ev, err = c.EvidenceArg(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	if ev.Operation != "capture_process_scenario" || ev.PredicateType != CapturePredicate {
-		return nil, nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
-			Message:     fmt.Sprintf("evidence %s: wrong operation (expected capture_process_scenario, got %s)", ev.EvidenceID, ev.Operation),
-			Remediation: "Pass capture_process_scenario Evidence, inline or as a retained reference.",
-			Details:     map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "wrong_operation", "expected": "capture_process_scenario", "actual": ev.Operation}}
+	if err := isCapture(ev); err != nil {
+		return nil, nil, "", err
 	}
-	d, err := decodeCapture(c, name, ev)
-	if err != nil {
-		return nil, nil, err
+	if d, err = decodeCapture(c, name, ev); err != nil {
+		return nil, nil, "", err
 	}
 	if d.Parent != "" {
 		// A concise capture: its frames are changes and excerpts, so the
 		// comparison reads the complete record it names.
 		full, err := c.Resolve(core.EvidenceID(d.Parent))
-		if err != nil {
-			var ce *core.Error
-			if errors.As(err, &ce) {
-				e := *ce
-				e.Message = fmt.Sprintf("%s: %s: the concise capture %s names its complete record %s, which is not in this connection's ledger",
-					c.Op.Name, name, ev.EvidenceID, d.Parent)
-				e.Remediation = "Pass the complete capture (a \"detail\":\"complete\" call's Evidence) inline, or import the exported bundle holding " + d.Parent + " first."
-				return nil, nil, &e
+		var ce *core.Error
+		switch {
+		case err == nil:
+			if err := isCapture(full); err != nil {
+				return nil, nil, "", err
 			}
-			return nil, nil, err
-		}
-		if full.Operation != "capture_process_scenario" || full.PredicateType != CapturePredicate {
-			return nil, nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
-				Message:     fmt.Sprintf("evidence %s: wrong operation (expected capture_process_scenario, got %s)", full.EvidenceID, full.Operation),
-				Remediation: "Pass capture_process_scenario Evidence, inline or as a retained reference.",
-				Details:     map[string]any{"evidence_id": string(full.EvidenceID), "reason": "wrong_operation", "expected": "capture_process_scenario", "actual": full.Operation}}
-		}
-		if d, err = decodeCapture(c, name, full); err != nil {
-			return nil, nil, err
+			if d, err = decodeCapture(c, name, full); err != nil {
+				return nil, nil, "", err
+			}
+		case errors.As(err, &ce):
+			cut, rerr := rebuildConcise(ev.NormalizedResult, d)
+			if rerr != nil {
+				return nil, nil, "", core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidValue, Message: "concise capture does not decode: " + rerr.Error()})
+			}
+			if len(cut) > 0 {
+				e := *ce
+				e.Message = fmt.Sprintf("%s: %s: the concise capture %s names its complete record %s, which is not in this connection's ledger, and leaves out what the comparison reads: %s",
+					c.Op.Name, name, ev.EvidenceID, d.Parent, strings.Join(cut, ", "))
+				e.Remediation = fmt.Sprintf("Pass a complete capture inline instead: the record %s (in the connection that made it, resources/read rea://evidence/%s), "+
+					"or the result of the same capture_process_scenario call with \"detail\":\"complete\". "+
+					"Or call export_evidence_bundle there and import_evidence_bundle here, then pass the concise capture again.", d.Parent, d.Parent)
+				e.Details = maps.Clone(ce.Details)
+				if e.Details == nil {
+					e.Details = map[string]any{}
+				}
+				e.Details["complete_evidence_id"], e.Details["cut"] = d.Parent, cut
+				return nil, nil, "", &e
+			}
+			note = fmt.Sprintf("%s: the concise capture %s was compared as given, its screens rebuilt from their changed_lines: nothing the comparison reads was cut from it, "+
+				"and its complete record %s is not in this connection's ledger.", name, ev.EvidenceID, d.Parent)
+		default:
+			return nil, nil, "", err
 		}
 	}
 	c.KeepReference(name, ev)
-	return ev, d, nil
+	return ev, d, note, nil
+}
+
+// isCapture refuses Evidence that capture_process_scenario did not make.
+func isCapture(ev *core.Evidence) error {
+	if ev.Operation == "capture_process_scenario" && ev.PredicateType == CapturePredicate {
+		return nil
+	}
+	return &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
+		Message:     fmt.Sprintf("evidence %s: wrong operation (expected capture_process_scenario, got %s)", ev.EvidenceID, ev.Operation),
+		Remediation: "Pass capture_process_scenario Evidence, inline or as a retained reference.",
+		Details:     map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "wrong_operation", "expected": "capture_process_scenario", "actual": ev.Operation}}
+}
+
+// conciseLists is what a concise capture says of the lists the comparison
+// reads: what it lists, and the complete record's counts (absent from a
+// concise capture made before they were cut).
+type conciseLists struct {
+	Terminal struct {
+		Frames []struct {
+			Data      string `json:"data"`
+			DataBytes *int   `json:"data_bytes"`
+		} `json:"frames"`
+		Rendered           []CaptureScreenChange `json:"rendered_frames"`
+		FrameCount         int                   `json:"frame_count"`
+		RenderedFrameCount int                   `json:"rendered_frame_count"`
+	} `json:"terminal"`
+	Processes struct {
+		Tree      []json.RawMessage `json:"tree"`
+		TreeCount *int              `json:"tree_count"`
+	} `json:"processes"`
+	Filesystem struct {
+		Before      []json.RawMessage `json:"before"`
+		After       []json.RawMessage `json:"after"`
+		Effects     []json.RawMessage `json:"effects"`
+		BeforeCount *int              `json:"before_count"`
+		AfterCount  *int              `json:"after_count"`
+		EffectCount *int              `json:"effect_count"`
+	} `json:"filesystem"`
+}
+
+// rebuildConcise lists what the concise capture raw (decoded as d) leaves
+// out of what the comparison reads; when nothing, it gives each of d's
+// rendered frames its lines, rebuilt from the changed_lines since the one
+// before: rows a frame does not change are the previous frame's, blank
+// past its rows (a rendered frame holds its rows lines,
+// ports.RenderedFrame). Process samples are not compared, so cutting them
+// does not count.
+func rebuildConcise(raw json.RawMessage, d *captureDoc) (cut []string, err error) {
+	var l conciseLists
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return nil, err
+	}
+	t := l.Terminal
+	some := func(n int, of *int, what string) {
+		if of != nil && n < *of {
+			cut = append(cut, fmt.Sprintf("the last %d of %d %s", *of-n, *of, what))
+		}
+	}
+	some(len(t.Frames), &t.FrameCount, "output frames")
+	some(len(t.Rendered), &t.RenderedFrameCount, "rendered frames")
+	excerpts := 0
+	for _, f := range t.Frames {
+		if f.DataBytes != nil && *f.DataBytes > len(f.Data) {
+			excerpts++
+		}
+	}
+	if excerpts > 0 {
+		cut = append(cut, fmt.Sprintf("the end of %d output frames' data", excerpts))
+	}
+	some(len(l.Processes.Tree), l.Processes.TreeCount, "processes")
+	some(len(l.Filesystem.Before), l.Filesystem.BeforeCount, "filesystem entries before")
+	some(len(l.Filesystem.After), l.Filesystem.AfterCount, "filesystem entries after")
+	some(len(l.Filesystem.Effects), l.Filesystem.EffectCount, "file effects")
+	if len(cut) > 0 {
+		return cut, nil
+	}
+	if len(t.Rendered) != len(d.Terminal.Rendered) {
+		return nil, errors.New("rendered frames differ in number")
+	}
+	var prev []string
+	for i, f := range t.Rendered {
+		if f.Rows < 0 || f.Rows > 1<<20 {
+			return nil, fmt.Errorf("rendered frame %d has %d rows", i, f.Rows)
+		}
+		lines := make([]string, f.Rows)
+		copy(lines, prev)
+		for _, ch := range f.ChangedLines {
+			if ch.Row < 0 || ch.Row >= f.Rows {
+				return nil, fmt.Errorf("rendered frame %d changes row %d of %d", i, ch.Row, f.Rows)
+			}
+			lines[ch.Row] = ch.Text
+		}
+		d.Terminal.Rendered[i]["lines"] = lines
+		prev = lines
+	}
+	return nil, nil
 }
 
 func decodeCapture(c *core.Call, name string, ev *core.Evidence) (*captureDoc, error) {
@@ -388,11 +499,11 @@ func canon(v any) string {
 }
 
 func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error) {
-	lev, l, err := captureArg(c, "left")
+	lev, l, lnote, err := captureArg(c, "left")
 	if err != nil {
 		return nil, err
 	}
-	rev, r, err := captureArg(c, "right")
+	rev, r, rnote, err := captureArg(c, "right")
 	if err != nil {
 		return nil, err
 	}
@@ -417,6 +528,11 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 	sameNorm := l.Manifest.Normalization == r.Manifest.Normalization
 	truncated := l.Truncation.Truncated || r.Truncation.Truncated
 	var lim []string
+	for _, n := range []string{lnote, rnote} {
+		if n != "" {
+			lim = append(lim, n)
+		}
+	}
 	if !sameContract {
 		lim = append(lim, "The captures' comparison contracts differ (scenario, events or normalization); differences may come from the scenario rather than the program.")
 	}

@@ -283,6 +283,11 @@ type CaptureProcesses struct {
 	Tree     []CaptureProcess       `json:"tree"`
 	Samples  []CaptureProcessSample `json:"samples"`
 	Coverage string                 `json:"coverage"`
+	// TreeCount and SampleCount are only in a concise result: the
+	// processes and samples the complete record holds, of which Tree and
+	// Samples may list the first.
+	TreeCount   *int `json:"tree_count,omitempty"`
+	SampleCount *int `json:"sample_count,omitempty"`
 }
 
 // CapturePort is one listening socket, its port normalized.
@@ -317,6 +322,12 @@ type CaptureFilesystem struct {
 	Before  []CaptureFileEntry  `json:"before"`
 	After   []CaptureFileEntry  `json:"after"`
 	Effects []CaptureFileEffect `json:"effects"`
+	// BeforeCount, AfterCount and EffectCount are only in a concise
+	// result: the entries and effects the complete record holds, of which
+	// Before, After and Effects may list the first.
+	BeforeCount *int `json:"before_count,omitempty"`
+	AfterCount  *int `json:"after_count,omitempty"`
+	EffectCount *int `json:"effect_count,omitempty"`
 }
 
 // CaptureJournalEntry orders one observation across collections.

@@ -1,0 +1,134 @@
+package process_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+	"rea/core/process"
+	"rea/core/standard"
+	"rea/ports"
+)
+
+// failingCapturer fails after observing listingCapture: the run failed
+// (cleanup incomplete when cleanup is set), and the partial observation
+// holds every frame.
+type failingCapturer struct{ cleanup bool }
+
+func (f failingCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	c := listingCapture(req)
+	if ctx.Err() != nil {
+		return nil, &ports.CaptureError{Disposition: ports.DispositionCancelled, Cause: ctx.Err(), Partial: c}
+	}
+	if f.cleanup {
+		c.Cleanup.Err = &ports.CleanupError{Resources: []ports.OwnedResource{{Kind: "process", ID: "1", Reason: "still running"}}}
+		return nil, &ports.CaptureError{Disposition: ports.DispositionFailed, Partial: c}
+	}
+	return nil, &ports.CaptureError{Disposition: ports.DispositionFailed, Cause: errors.New("the terminal went away"), Partial: c}
+}
+
+// session is a session over capturer, closed with the test.
+func session(t *testing.T, capturer ports.ProcessCapturer) *core.Session {
+	t.Helper()
+	cat, err := core.Assemble(standard.Families()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := core.NewRegistry(nil, &core.RegistryOptions{Capturer: capturer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := core.NewSession(cat, reg, nil)
+	t.Cleanup(func() { s.Close(context.Background()) })
+	return s
+}
+
+// A failed capture's details.partial_observation.capture is concise, as a
+// capture that succeeded is: the complete partial observation is retained
+// and named by parent_evidence_id. Before, the error carried every frame
+// whole with its serialized_state (193 KB for listingCapture).
+func TestFailedCaptureIsConcise(t *testing.T) {
+	for _, cleanup := range []bool{false, true} {
+		is := is.New(t)
+		s := session(t, failingCapturer{cleanup: cleanup})
+		fail := func(args map[string]any) *core.Error {
+			t.Helper()
+			raw, _ := json.Marshal(args)
+			_, err := s.Call(context.Background(), "capture_process_scenario", raw, nil)
+			var ce *core.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("capture: %v", err)
+			}
+			return ce
+		}
+		ce := fail(map[string]any{"executable": "/bin/ls"})
+		want := core.CodeProcessCaptureFailed
+		if cleanup {
+			want = core.CodeCleanupIncomplete
+		}
+		is.Equal(ce.Code, want)
+		b, err := json.Marshal(ce.Details)
+		is.NoErr(err)
+		t.Logf("cleanup %v: details %d bytes", cleanup, len(b))
+		if len(b) > 24<<10 {
+			t.Errorf("details are %d bytes; want at most 24 KB", len(b))
+		}
+		po := ce.Details["partial_observation"].(map[string]any)
+		page, ok := po["capture"].(*process.CaptureProcessScenarioResult)
+		is.True(ok)
+		term, ok := page.Terminal.(process.CaptureTerminalChanges)
+		is.True(ok) // the concise terminal
+		is.Equal(term.FrameCount, 30)
+		is.True(len(term.Frames) < 30)
+		is.True(page.ParentEvidenceID != "")
+		lims, _ := po["limitations"].([]string)
+		is.True(len(lims) > 0 && strings.Contains(lims[0], "parent_evidence_id"))
+
+		// The complete partial observation is retained: every frame, and
+		// a limitation saying the capture failed.
+		full, err := s.Ledger().Resolve(core.EvidenceID(page.ParentEvidenceID))
+		is.NoErr(err)
+		var m struct {
+			Terminal struct {
+				Frames   []any            `json:"frames"`
+				Rendered []map[string]any `json:"rendered_frames"`
+			} `json:"terminal"`
+		}
+		is.NoErr(json.Unmarshal(full.NormalizedResult, &m))
+		is.Equal(len(m.Terminal.Frames), 30)
+		_, has := m.Terminal.Rendered[0]["serialized_state"]
+		is.True(has)
+		is.True(len(full.Limitations) > 0 && strings.Contains(full.Limitations[0], string(want)))
+		var params map[string]any
+		is.NoErr(json.Unmarshal(full.Parameters, &params))
+		is.Equal(params["detail"], "complete")
+
+		// Asked for the complete form, the error carries it.
+		ce = fail(map[string]any{"executable": "/bin/ls", "detail": "complete"})
+		po = ce.Details["partial_observation"].(map[string]any)
+		page = po["capture"].(*process.CaptureProcessScenarioResult)
+		_, ok = page.Terminal.(process.CaptureTerminalRecord)
+		is.True(ok)
+		is.Equal(page.ParentEvidenceID, "")
+	}
+
+	// A cancelled call records nothing, so its partial observation stays
+	// whole (an MCP client reads no answer to a cancelled request).
+	is := is.New(t)
+	s := session(t, failingCapturer{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := s.Call(ctx, "capture_process_scenario", json.RawMessage(`{"executable":"/bin/ls"}`), nil)
+	var ce *core.Error
+	is.True(errors.As(err, &ce))
+	is.Equal(ce.Code, core.CodeCancelled)
+	page := ce.Details["partial_observation"].(map[string]any)["capture"].(*process.CaptureProcessScenarioResult)
+	_, ok := page.Terminal.(process.CaptureTerminalRecord)
+	is.True(ok)
+	is.Equal(len(s.Ledger().Records()), 0)
+}
