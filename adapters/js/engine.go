@@ -1097,7 +1097,7 @@ func (w *walker) call(t *tjs.CallExpr) {
 	if renamed && w.globals[gv].mutable {
 		// Settled at the end of the walk (globals.go): a later write
 		// may disprove the binding, and only the call is given back.
-		w.recordGlobalCall(false, t.X, path, al, t.Args.List, first, gv)
+		w.recordGlobalCall(false, t.X, path, al, t.Args.List, first, t, gv)
 		return
 	}
 	if path == "require.resolve" && first != nil {
@@ -1108,7 +1108,7 @@ func (w *walker) call(t *tjs.CallExpr) {
 			w.addImport(ports.JSServiceWorker, spec)
 		}
 	}
-	w.recordCall(false, t.X, path, al, t.Args.List, first)
+	w.recordCall(false, t.X, path, al, t.Args.List, first, t)
 	// esbuild: var require_x = __commonJS({...}) is handled in varDecl.
 }
 
@@ -1142,7 +1142,7 @@ func (w *walker) newExpr(t *tjs.NewExpr) {
 	w.routeCall(path, args)
 	path, gv, renamed := w.globalCallee(t.X, path)
 	if renamed && w.globals[gv].mutable {
-		w.recordGlobalCall(true, t.X, path, al, args, first, gv)
+		w.recordGlobalCall(true, t.X, path, al, args, first, t, gv)
 		return
 	}
 	switch path {
@@ -1157,7 +1157,7 @@ func (w *walker) newExpr(t *tjs.NewExpr) {
 		}
 		w.addImport(kind, spec)
 	}
-	w.recordCall(true, t.X, path, al, args, first)
+	w.recordCall(true, t.X, path, al, args, first, t)
 }
 
 // workerURL is the script a worker is started from: x of new URL(x, base)
@@ -1209,7 +1209,7 @@ func (w *walker) selected(path string, al alias) bool {
 	return false
 }
 
-func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias, args []tjs.Arg, first tjs.IExpr) {
+func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias, args []tjs.Arg, first tjs.IExpr, node tjs.IExpr) {
 	if !w.selected(path, al) {
 		return
 	}
@@ -1234,14 +1234,18 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 	if o := w.nameOffset(callee, 0); o >= 0 && o <= math.MaxInt32 {
 		c.CalleeOffset = int32(o)
 	}
+	c.Position = -1
+	if pos := w.position(node); pos >= 0 && pos <= math.MaxInt32 {
+		c.Position = int32(pos)
+	}
 	w.f.Calls = append(w.f.Calls, c)
 }
 
 // recordGlobalCall records a call renamed through a let or var navigator
 // binding, for settleGlobals to give back its local name if need be.
-func (w *walker) recordGlobalCall(isNew bool, callee tjs.IExpr, path string, al alias, args []tjs.Arg, first tjs.IExpr, v *tjs.Var) {
+func (w *walker) recordGlobalCall(isNew bool, callee tjs.IExpr, path string, al alias, args []tjs.Arg, first tjs.IExpr, node tjs.IExpr, v *tjs.Var) {
 	n := len(w.f.Calls)
-	w.recordCall(isNew, callee, path, al, args, first)
+	w.recordCall(isNew, callee, path, al, args, first, node)
 	if len(w.f.Calls) > n {
 		orig, _, _ := w.calleePath(callee, 0)
 		w.pendingGlobals = append(w.pendingGlobals, pendingGlobal{call: n, orig: orig, v: v})
