@@ -254,7 +254,15 @@ type JSCall struct {
 	// (the parse keeps one position per name and scope); else -1. An int32
 	// in the padding after New, so calls cost no more memory; -1 past 2 GiB.
 	CalleeOffset int32
-	Callee       string // "ipcMain.handle", "window.api.send", "fetch"
+	// Position is where V8 places the call, the position its stack frames
+	// (a request's initiator, a WebMCP registration) report: the callee's
+	// name when it ends in one (fetch in fetch(…), get in api.get(…)), new
+	// for a construction, else the parenthesis that opens the arguments
+	// (o["f"](…), (0, x.f)(…), f?.(…)). -1 when the call's own tokens do
+	// not place it (r(e): the parse keeps no position for a plain name's
+	// use) or past 2 GiB.
+	Position int32
+	Callee   string // "ipcMain.handle", "window.api.send", "fetch"
 	// Module and Member are set when the callee's root binding came from an
 	// import or require of Module: Member is the path below it
 	// ("ipcMain.handle" for i.handle after const {ipcMain: i} = require("electron")).

@@ -374,6 +374,7 @@ type walker struct {
 	lim       ports.JSLimits
 	f         *ports.JSFacts
 	aliases   map[*tjs.Var]alias
+	imported  map[string]alias  // the module's import bindings by name (bindImports)
 	modFuncs  map[tjs.INode]int // module function node -> index in f.Modules
 	stack     []*modCtx
 	esVars    map[*tjs.Var]int    // esbuild require_x/init_x -> module
@@ -552,18 +553,20 @@ func (w *walker) bindImports(ast *tjs.AST) {
 		}
 		mod, _ := decodeString(im.Module)
 		if im.Default != nil {
+			w.importBinding(im.Default, alias{module: mod, member: "default"})
 			if v := w.declaredAt(im.Default); v != nil {
 				w.aliases[v] = alias{module: mod}
 			}
 		}
 		for _, a := range im.List {
-			v := w.declaredAt(a.Binding)
-			if v == nil {
-				continue
-			}
 			member := string(a.Name)
 			if member == "" {
 				member = string(a.Binding)
+			}
+			w.importBinding(a.Binding, alias{module: mod, member: member, whole: member == "*"})
+			v := w.declaredAt(a.Binding)
+			if v == nil {
+				continue
 			}
 			if member == "*" {
 				w.aliases[v] = alias{module: mod, whole: true}
@@ -572,6 +575,20 @@ func (w *walker) bindImports(ast *tjs.AST) {
 			w.aliases[v] = alias{module: mod, member: member}
 		}
 	}
+}
+
+// importBinding records name as an import binding of the module named by
+// a.module, bound to its export a.member ("default", "*" for a namespace).
+// By name: the parser declares no Var for an import binding (one exists
+// only where the code uses it).
+func (w *walker) importBinding(name []byte, a alias) {
+	if len(name) == 0 {
+		return
+	}
+	if w.imported == nil {
+		w.imported = map[string]alias{}
+	}
+	w.imported[string(name)] = a
 }
 
 func (w *walker) top() *modCtx {
@@ -781,7 +798,20 @@ func (w *walker) exportStmt(t *tjs.ExportStmt) {
 		// exported name in the clause (an imported binding), which
 		// InClause says.
 		off := w.offsetOf(a.Binding)
-		if v := w.declaredAt(local); v != nil {
+		v := w.declaredAt(local)
+		if im, ok := w.imported[string(local)]; ok && (v == nil || v.Decl == tjs.NoDecl) && len(w.stack) == 0 {
+			// An import binding exported again (import {a} from "./x";
+			// export {a as b}) is a re-export of the name in its module,
+			// as export {a as b} from "./x" is: the definition is there,
+			// and the clause is where this file re-exports it.
+			ek := "re-export"
+			if im.whole {
+				ek = "export-all" // import * as ns; export {ns}: export * as ns
+			}
+			w.addExport(ports.JSExport{Name: string(a.Binding), Kind: ek, Source: im.module, Local: im.member, Offset: off, Value: unknownShape(), InClause: true}, nil)
+			continue
+		}
+		if v != nil {
 			value = v
 			w.noteWrite(v, 0) // an exported var or let is not followed (consts.go)
 			if d := w.varOffset(v); d >= 0 {
@@ -1097,7 +1127,7 @@ func (w *walker) call(t *tjs.CallExpr) {
 	if renamed && w.globals[gv].mutable {
 		// Settled at the end of the walk (globals.go): a later write
 		// may disprove the binding, and only the call is given back.
-		w.recordGlobalCall(false, t.X, path, al, t.Args.List, first, gv)
+		w.recordGlobalCall(false, t.X, path, al, t.Args.List, first, t, gv)
 		return
 	}
 	if path == "require.resolve" && first != nil {
@@ -1108,7 +1138,7 @@ func (w *walker) call(t *tjs.CallExpr) {
 			w.addImport(ports.JSServiceWorker, spec)
 		}
 	}
-	w.recordCall(false, t.X, path, al, t.Args.List, first)
+	w.recordCall(false, t.X, path, al, t.Args.List, first, t)
 	// esbuild: var require_x = __commonJS({...}) is handled in varDecl.
 }
 
@@ -1142,7 +1172,7 @@ func (w *walker) newExpr(t *tjs.NewExpr) {
 	w.routeCall(path, args)
 	path, gv, renamed := w.globalCallee(t.X, path)
 	if renamed && w.globals[gv].mutable {
-		w.recordGlobalCall(true, t.X, path, al, args, first, gv)
+		w.recordGlobalCall(true, t.X, path, al, args, first, t, gv)
 		return
 	}
 	switch path {
@@ -1157,7 +1187,7 @@ func (w *walker) newExpr(t *tjs.NewExpr) {
 		}
 		w.addImport(kind, spec)
 	}
-	w.recordCall(true, t.X, path, al, args, first)
+	w.recordCall(true, t.X, path, al, args, first, t)
 }
 
 // workerURL is the script a worker is started from: x of new URL(x, base)
@@ -1209,7 +1239,7 @@ func (w *walker) selected(path string, al alias) bool {
 	return false
 }
 
-func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias, args []tjs.Arg, first tjs.IExpr) {
+func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias, args []tjs.Arg, first tjs.IExpr, node tjs.IExpr) {
 	if !w.selected(path, al) {
 		return
 	}
@@ -1234,14 +1264,18 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 	if o := w.nameOffset(callee, 0); o >= 0 && o <= math.MaxInt32 {
 		c.CalleeOffset = int32(o)
 	}
+	c.Position = -1
+	if pos := w.position(node); pos >= 0 && pos <= math.MaxInt32 {
+		c.Position = int32(pos)
+	}
 	w.f.Calls = append(w.f.Calls, c)
 }
 
 // recordGlobalCall records a call renamed through a let or var navigator
 // binding, for settleGlobals to give back its local name if need be.
-func (w *walker) recordGlobalCall(isNew bool, callee tjs.IExpr, path string, al alias, args []tjs.Arg, first tjs.IExpr, v *tjs.Var) {
+func (w *walker) recordGlobalCall(isNew bool, callee tjs.IExpr, path string, al alias, args []tjs.Arg, first tjs.IExpr, node tjs.IExpr, v *tjs.Var) {
 	n := len(w.f.Calls)
-	w.recordCall(isNew, callee, path, al, args, first)
+	w.recordCall(isNew, callee, path, al, args, first, node)
 	if len(w.f.Calls) > n {
 		orig, _, _ := w.calleePath(callee, 0)
 		w.pendingGlobals = append(w.pendingGlobals, pendingGlobal{call: n, orig: orig, v: v})

@@ -149,3 +149,33 @@ module.exports.more = 2;
 		}
 	}
 }
+
+// An import binding exported through a clause is a re-export of the name in
+// its module, as export {a as b} from "./x" is: the definition lies there
+// and the clause is where this file re-exports it. Before, it was a named
+// export of this file located at the clause, so a question for b's
+// definition ended at the clause.
+func TestClauseReexportsAnImportBinding(t *testing.T) {
+	src := "import { a, c as d } from \"./x.js\";\nimport def, * as ns from \"./y.js\";\nconst own = 1;\n" +
+		"export { a, a as b, d as e, def, ns as space, own };\n"
+	f := facts(t, src)
+	var got []string
+	for _, e := range f.Exports {
+		at := "-"
+		if e.Offset >= 0 {
+			at = src[e.Offset : e.Offset+int64(len(e.Name))]
+		}
+		got = append(got, fmt.Sprintf("%s %s %s:%s @%s %v", e.Name, e.Kind, e.Source, e.Local, at, e.InClause))
+	}
+	want := []string{
+		"a re-export ./x.js:a @a true",
+		"b re-export ./x.js:a @b true",
+		"e re-export ./x.js:c @e true",
+		"def re-export ./y.js:default @def true",
+		"space export-all ./y.js:* @space true",
+		"own named : @own false", // its declaration
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("exports:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

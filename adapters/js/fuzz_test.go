@@ -25,7 +25,7 @@ func FuzzFacts(f *testing.F) {
 		}
 	}
 	for _, s := range []string{"", "(", "`${", "import(", "new Worker(new URL(", "a?.b?.(c)", "//# sourceMappingURL=",
-		`({1:(e,t,n)=>{n(1)}})__webpack_require__`, `var r=__commonJS({"a"(e,m){r()}})`, "\"\\u{110000}\"", "'\\ud800'",
+		`({1:(e,t,n)=>{n(1)}})__webpack_require__`, `o["f"](/a*/,"x");(0,f)(a,"b");new a.b.C;f(/*)*/"c");f?.(...a,"d")`, `var r=__commonJS({"a"(e,m){r()}})`, "\"\\u{110000}\"", "'\\ud800'",
 		// esbuild's minified helpers, new and old, and their modules.
 		`var s=(o,t,n)=>()=>{if(n)throw n[0];try{return o&&(t=o(o=0)),t}catch(r){throw n=[r],r}};var f=(o,t)=>()=>{try{return t||o((t={exports:{}}).exports,t),t.exports}catch(n){throw t=0,n}};var u=f((e,c)=>{e.x=1}),i=s(()=>{u()});var g=u();`,
 		`(()=>{var f=(e,t)=>()=>(t||e((t={exports:{}}).exports,t),t.exports),s=(e,t)=>()=>(e&&(t=e(e=0)),t);var a=f(function(e,c){b()}),b=s(()=>{a()});})();`,
@@ -75,6 +75,7 @@ func FuzzFacts(f *testing.F) {
 		for _, c := range facts.Calls {
 			check("call", c.Offset)
 			check("callee", int64(c.CalleeOffset))
+			check("position", int64(c.Position))
 		}
 		for i, r := range facts.Routes {
 			check("route", r.Offset)

@@ -8,14 +8,17 @@ import (
 )
 
 // callsJS makes requests through a keyed callee, two parenthesized ones
-// (the form bundlers emit for an imported function's call) and an XHR,
-// whose request V8 attributes to send() while its URL is at open().
-const callsJS = `let n = 0;
+// (the form bundlers emit for an imported function's call), an optional
+// call, a plain call far to the right of a minified line and an XHR, whose
+// request V8 attributes to send() while its URL is at open().
+var callsJS = `let n = 0;
 function tick() {
   n++;
   window["fetch"]("/api/keyed");
   (0, window.fetch)("/api/member");
   (0, fetch)("/api/plain");
+  fetch?.("/api/optional");
+  var p="` + strings.Repeat("x", 3000) + `";if(p)fetch(p.slice(0,0)+"/api/far");
   const x = new XMLHttpRequest();
   x.open("GET", "/api/xhr");
   x.send();
@@ -33,7 +36,7 @@ func TestLiveCallSitesAgree(t *testing.T) {
 	is := is.New(t)
 	cs, base, site := liveSession(t, "calls", callsJS)
 	initiator, _ := initiators(t, cs, base, site, callsJS)
-	is.Equal(len(initiator), 4)
+	is.Equal(len(initiator), 6)
 	is.True(strings.HasPrefix(textAt(t, callsJS, initiator["/api/keyed"][0], initiator["/api/keyed"][1]), `("/api/keyed")`))
 	is.True(strings.HasPrefix(textAt(t, callsJS, initiator["/api/xhr"][0], initiator["/api/xhr"][1]), `send()`))
 
@@ -45,8 +48,8 @@ func TestLiveCallSitesAgree(t *testing.T) {
 		loc := at(e["location"].(map[string]any))
 		t.Logf("endpoint %v (%v) at %v %q", e["value"], e["kind"], loc, textAt(t, callsJS, loc[0], loc[1]))
 		switch v := e["value"].(string); v {
-		case "/api/keyed", "/api/member", "/api/plain":
-			is.Equal(loc, initiator[v]) // where V8 places the call
+		case "/api/keyed", "/api/member", "/api/plain", "/api/optional", "${}/api/far":
+			is.Equal(loc, initiator[strings.TrimPrefix(v, "${}")]) // where V8 places the call
 			found++
 		case "/api/xhr":
 			is.True(strings.HasPrefix(textAt(t, callsJS, loc[0], loc[1]), `open("GET", "/api/xhr")`))
@@ -56,5 +59,5 @@ func TestLiveCallSitesAgree(t *testing.T) {
 			found++
 		}
 	}
-	is.Equal(found, 4)
+	is.Equal(found, 6)
 }

@@ -218,7 +218,8 @@ func TestBundleFindingsWithoutALiteralArgumentAreLocated(t *testing.T) {
 // siteJS reports the two calls of its source as the engine does: neither
 // has a literal first argument (Offset -1); the first template has a
 // literal, whose offset it carries, the second none, and the member
-// callee's name carries its offset.
+// callee's name carries its offset. Each call's Position is where V8 places
+// it, the callee's name.
 type siteJS struct{ src string }
 
 func (siteJS) Info() ports.ProviderInfo {
@@ -227,9 +228,9 @@ func (siteJS) Info() ports.ProviderInfo {
 func (e siteJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
 	at := func(s string) int64 { return int64(strings.Index(e.src, s)) }
 	return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
-		{Callee: "fetch", Offset: -1, CalleeOffset: -1, Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "/x?${}", Offset: at(`"/x?"`),
+		{Callee: "fetch", Offset: -1, CalleeOffset: -1, Position: int32(at("fetch(")), Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "/x?${}", Offset: at(`"/x?"`),
 			Parts: []ports.JSValue{{Kind: ports.JSValName, Value: "n"}}}}},
-		{Callee: "api.get", Offset: -1, CalleeOffset: int32(at("get(")), Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "${}/v1", Offset: -1,
+		{Callee: "api.get", Offset: -1, CalleeOffset: int32(at("get(")), Position: int32(at("get(")), Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "${}/v1", Offset: -1,
 			Parts: []ports.JSValue{{Kind: ports.JSValName, Value: "base"}}}}},
 	}}, nil
 }
@@ -243,15 +244,15 @@ func (callsJS) Info() ports.ProviderInfo {
 func (callsJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
 	str := func(s string) ports.JSValue { return ports.JSValue{Kind: ports.JSValString, Value: s} }
 	return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
-		{Callee: "fetch", Offset: 19, Args: []ports.JSValue{str("/api/items")}},
+		{Callee: "fetch", Offset: 19, Position: -1, Args: []ports.JSValue{str("/api/items")}},
 		// A URL built from a computed base is the endpoint
 		// analyze_javascript_application reports too.
-		{Callee: "fetch", Offset: 40, Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "${}/orders", Parts: []ports.JSValue{{Kind: ports.JSValName, Value: "base"}}}}},
-		{Callee: "fetch", Offset: 60, Args: []ports.JSValue{{Kind: ports.JSValName, Value: "url"}}}, // computed: none
+		{Callee: "fetch", Offset: 40, Position: -1, Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "${}/orders", Parts: []ports.JSValue{{Kind: ports.JSValName, Value: "base"}}}}},
+		{Callee: "fetch", Offset: 60, Position: -1, Args: []ports.JSValue{{Kind: ports.JSValName, Value: "url"}}}, // computed: none
 		// A path in an argument is not a route by itself: route tables
 		// come from the engine as Routes.
-		{Callee: "define", Args: []ports.JSValue{{Kind: ports.JSValArray, Items: []ports.JSValue{{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "path", Value: str("/etc/hosts")}}}}}}},
-		{Callee: "navigator.modelContext.registerTool", Args: []ports.JSValue{{Kind: ports.JSValObject, Props: []ports.JSProp{
+		{Callee: "define", Position: -1, Args: []ports.JSValue{{Kind: ports.JSValArray, Items: []ports.JSValue{{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "path", Value: str("/etc/hosts")}}}}}}},
+		{Callee: "navigator.modelContext.registerTool", Position: -1, Args: []ports.JSValue{{Kind: ports.JSValObject, Props: []ports.JSProp{
 			{Key: "name", Value: str("search")},
 			{Key: "inputSchema", Value: ports.JSValue{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "properties", Value: ports.JSValue{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "q", Value: ports.JSValue{Kind: ports.JSValObject}}}}}}}}}}}},
 	}, Routes: []ports.JSRoute{{Path: "/home", Offset: 10, Parent: -1, Via: "property:routes"}}}, nil
@@ -746,10 +747,10 @@ func TestBundleFindingsNameTheirOriginalSourcePosition(t *testing.T) {
 		return ports.JSValue{Kind: ports.JSValString, Value: s, Offset: at(`"` + s + `"`)}
 	}
 	js := factsJS{&ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
-		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/a")}},
-		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/b")}},
-		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/c")}},
-		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/d")}},
+		{Callee: "fetch", Offset: -1, Position: int32(at(`fetch("/a"`)), Args: []ports.JSValue{str("/a")}},
+		{Callee: "fetch", Offset: -1, Position: int32(at(`fetch("/b"`)), Args: []ports.JSValue{str("/b")}},
+		{Callee: "fetch", Offset: -1, Position: int32(at(`fetch("/c"`)), Args: []ports.JSValue{str("/c")}},
+		{Callee: "fetch", Offset: -1, Position: int32(at(`fetch("/d"`)), Args: []ports.JSValue{str("/d")}},
 	}}}
 	// Findings sit at their call (column 0 and 12 of line 1). AACE: column
 	// 0 -> a.js line 2 column 2; YCEE: column 12 (the second fetch) -> b.js
@@ -998,7 +999,8 @@ const callsSrc = "function setup() {\n" +
 // recordedJS reports callsSrc's calls as adapters/js does (recorded): the
 // CalleeOffset of a plain or aliased name is its first use in the function
 // (the destructuring for registerTool and r, the first fetch for both), -1
-// at the top level; a member's is its property name at the call.
+// at the top level; a member's is its property name at the call. Position
+// is where V8 places each call, which the engine takes from the parse.
 type recordedJS struct{}
 
 func (recordedJS) Info() ports.ProviderInfo {
@@ -1020,16 +1022,16 @@ func (recordedJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFact
 	}
 	reg := "navigator.modelContext.registerTool"
 	return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
-		{Callee: reg, Offset: -1, CalleeOffset: int32(at("registerTool", 0)), Args: tool("one")},
-		{Callee: reg, Offset: -1, CalleeOffset: int32(at("registerTool", 0)), Args: tool("two")},
-		{Callee: reg, Offset: -1, CalleeOffset: int32(at("r}", 0)), Args: tool("three")},
-		{Callee: "fetch", Offset: at(`"/a"`, 0), CalleeOffset: int32(at("fetch", 0)), Args: []ports.JSValue{str("/a")}},
-		{Callee: "fetch", Offset: -1, CalleeOffset: int32(at("fetch", 0)), Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "${}/b", Offset: at(`"/b"`, 0),
+		{Callee: reg, Offset: -1, CalleeOffset: int32(at("registerTool", 0)), Position: int32(at("registerTool", 1)), Args: tool("one")},
+		{Callee: reg, Offset: -1, CalleeOffset: int32(at("registerTool", 0)), Position: int32(at("registerTool", 2)), Args: tool("two")},
+		{Callee: reg, Offset: -1, CalleeOffset: int32(at("r}", 0)), Position: int32(at("r({", 0)), Args: tool("three")},
+		{Callee: "fetch", Offset: at(`"/a"`, 0), CalleeOffset: int32(at("fetch", 0)), Position: int32(at("fetch", 0)), Args: []ports.JSValue{str("/a")}},
+		{Callee: "fetch", Offset: -1, CalleeOffset: int32(at("fetch", 0)), Position: int32(at("fetch", 1)), Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "${}/b", Offset: at(`"/b"`, 0),
 			Parts: []ports.JSValue{{Kind: ports.JSValName, Value: "base", Offset: -1}}}}},
-		{Callee: "WebSocket", New: true, Offset: at(`"ws://x/s"`, 0), CalleeOffset: int32(at("WebSocket", 0)), Args: []ports.JSValue{str("ws://x/s")}},
-		{Callee: "api.get", Offset: at("`/v1/", 0), CalleeOffset: int32(at("get", 0)), Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "/v1/${}", Offset: at("`/v1/", 0),
+		{Callee: "WebSocket", New: true, Offset: at(`"ws://x/s"`, 0), CalleeOffset: int32(at("WebSocket", 0)), Position: int32(at("new WebSocket", 0)), Args: []ports.JSValue{str("ws://x/s")}},
+		{Callee: "api.get", Offset: at("`/v1/", 0), CalleeOffset: int32(at("get", 0)), Position: int32(at("get", 0)), Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "/v1/${}", Offset: at("`/v1/", 0),
 			Parts: []ports.JSValue{{Kind: ports.JSValName, Value: "id", Offset: -1}}}}},
-		{Callee: "fetch", Offset: at(`"/top"`, 0), CalleeOffset: -1, Args: []ports.JSValue{str("/top")}},
+		{Callee: "fetch", Offset: at(`"/top"`, 0), CalleeOffset: -1, Position: int32(at(`fetch("/top"`, 0)), Args: []ports.JSValue{str("/top")}},
 	}}, nil
 }
 
@@ -1116,7 +1118,8 @@ const xhrSrc = "function load() {\n" +
 	"}\n"
 
 // xhrJS reports xhrSrc's calls as adapters/js does: a member's
-// CalleeOffset is its property name at the call.
+// CalleeOffset and Position are its property name at the call, a
+// construction's Position its new.
 type xhrJS struct{}
 
 func (xhrJS) Info() ports.ProviderInfo {
@@ -1126,9 +1129,9 @@ func (xhrJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, er
 	if string(req.Source) == xhrOtherSrc {
 		at := func(s string) int64 { return int64(strings.Index(xhrOtherSrc, s)) }
 		return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
-			{Callee: "x.open", Offset: at(`"GET"`), CalleeOffset: int32(at(`open(`)), Args: []ports.JSValue{
+			{Callee: "x.open", Offset: at(`"GET"`), CalleeOffset: int32(at(`open(`)), Position: int32(at(`open(`)), Args: []ports.JSValue{
 				{Kind: ports.JSValString, Value: "GET", Offset: at(`"GET"`)}, {Kind: ports.JSValString, Value: "/a", Offset: at(`"/a"`)}}},
-			{Callee: "x.send", Offset: -1, CalleeOffset: int32(at("send(")), Args: []ports.JSValue{}},
+			{Callee: "x.send", Offset: -1, CalleeOffset: int32(at("send(")), Position: int32(at("send(")), Args: []ports.JSValue{}},
 		}}, nil
 	}
 	at := func(s string) int64 { return int64(strings.Index(xhrSrc, s)) }
@@ -1136,11 +1139,11 @@ func (xhrJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, er
 		return ports.JSValue{Kind: ports.JSValString, Value: s, Offset: at(`"` + s + `"`)}
 	}
 	return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
-		{Callee: "XMLHttpRequest", New: true, Offset: -1, CalleeOffset: int32(at("XMLHttpRequest"))},
-		{Callee: "x.open", Offset: at(`"GET"`), CalleeOffset: int32(at(`open("GET"`)), Args: []ports.JSValue{str("GET"), str("/a")}},
-		{Callee: "x.send", Offset: -1, CalleeOffset: int32(at("send();\n  x.open")), Args: []ports.JSValue{}},
-		{Callee: "x.open", Offset: at(`"POST"`), CalleeOffset: int32(at(`open("POST"`)), Args: []ports.JSValue{str("POST"), str("/b")}},
-		{Callee: "y.send", Offset: -1, CalleeOffset: int32(at("send();\n}")), Args: []ports.JSValue{}},
+		{Callee: "XMLHttpRequest", New: true, Offset: -1, CalleeOffset: int32(at("XMLHttpRequest")), Position: int32(at("new XMLHttpRequest"))},
+		{Callee: "x.open", Offset: at(`"GET"`), CalleeOffset: int32(at(`open("GET"`)), Position: int32(at(`open("GET"`)), Args: []ports.JSValue{str("GET"), str("/a")}},
+		{Callee: "x.send", Offset: -1, CalleeOffset: int32(at("send();\n  x.open")), Position: int32(at("send();\n  x.open")), Args: []ports.JSValue{}},
+		{Callee: "x.open", Offset: at(`"POST"`), CalleeOffset: int32(at(`open("POST"`)), Position: int32(at(`open("POST"`)), Args: []ports.JSValue{str("POST"), str("/b")}},
+		{Callee: "y.send", Offset: -1, CalleeOffset: int32(at("send();\n}")), Position: int32(at("send();\n}")), Args: []ports.JSValue{}},
 	}}, nil
 }
 

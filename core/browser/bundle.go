@@ -100,12 +100,13 @@ func lineCol(src []byte, off int64) (int, int) {
 }
 
 // endpointSite is where an endpoint found in call is placed: the call as
-// V8 places it (callPosition), which is where inspect_web_page's request
-// initiator points; else its URL value's first literal (v, the argument it
-// reports), else the call's first literal argument; -1 when none is known.
-func endpointSite(src []byte, call ports.JSCall, v ports.JSValue) int64 {
-	if off := callPosition(src, call); off >= 0 {
-		return off
+// V8 places it (its Position, which the JavaScript engine takes from the
+// parse), which is where inspect_web_page's request initiator points; else
+// its URL value's first literal (v, the argument it reports), else the
+// call's first literal argument; -1 when none is known.
+func endpointSite(call ports.JSCall, v ports.JSValue) int64 {
+	if call.Position >= 0 {
+		return int64(call.Position)
 	}
 	if v.Offset >= 0 {
 		return v.Offset
@@ -645,31 +646,35 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 				if call.Callee == "WebSocket" {
 					kind = "websocket"
 				}
-				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: kind, Value: sanitizeEndpoint(e0), Location: loc(endpointSite(src, call, a0v))})
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: kind, Value: sanitizeEndpoint(e0), Location: loc(endpointSite(call, a0v))})
 			case last == "open" && strings.Contains(call.Callee, ".") && eok1:
-				ep := BundleEndpoint{ScriptKey: s.key, Kind: "xhr_open", Value: sanitizeEndpoint(e1), Location: loc(endpointSite(src, call, a1v))}
+				ep := BundleEndpoint{ScriptKey: s.key, Kind: "xhr_open", Value: sanitizeEndpoint(e1), Location: loc(endpointSite(call, a1v))}
 				if p, ok := sends[i]; ok && p.send >= 0 {
-					if off := callPosition(src, facts.Calls[p.send]); off >= 0 {
-						at := loc(off)
+					if off := facts.Calls[p.send].Position; off >= 0 {
+						at := loc(int64(off))
 						ep.SendLocation = &at
 					}
 				} else if ok && p.candidate >= 0 {
 					c := facts.Calls[p.candidate]
-					at := loc(int64(c.CalleeOffset))
+					off := int64(c.Position)
+					if off < 0 {
+						off = int64(c.CalleeOffset)
+					}
+					at := loc(off)
 					ep.SendUnpaired = fmt.Sprintf("%s() at %d:%d was not taken as this request's send: %s", c.Callee, at.Line, at.Column, p.why)
 				}
 				addFinding(f, &endpoints, ep)
 			case endpointMethods[last] && strings.Contains(call.Callee, ".") && eok0:
-				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(e0), Location: loc(endpointSite(src, call, a0v))})
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(e0), Location: loc(endpointSite(call, a0v))})
 			case strings.HasSuffix(call.Callee, "modelContext.registerTool") && len(call.Args) > 0 && call.Args[0].Kind == ports.JSValObject:
-				addFinding(f, &decls, webmcpDecl(call.Args[0], callPosition(src, call), loc))
+				addFinding(f, &decls, webmcpDecl(call.Args[0], int64(call.Position), loc))
 			case strings.HasSuffix(call.Callee, "modelContext.provideContext") && len(call.Args) > 0:
 				// provideContext({tools: [{name, description, inputSchema, execute}, ...]})
 				for _, p := range call.Args[0].Props {
 					if p.Key == "tools" {
 						for _, it := range p.Value.Items {
 							if it.Kind == ports.JSValObject {
-								addFinding(f, &decls, webmcpDecl(it, callPosition(src, call), loc))
+								addFinding(f, &decls, webmcpDecl(it, int64(call.Position), loc))
 							}
 						}
 					}
@@ -790,7 +795,7 @@ func schemaProps(v ports.JSValue) []string {
 
 // webmcpDecl reads one declared tool. It is placed where discover_webmcp_tools
 // places the same registration (V8's position of the registering call, the
-// top frame of its stack trace): at off, the call's position (callPosition:
+// top frame of its stack trace): at off, the call's position (Position:
 // registerTool in navigator.modelContext.registerTool(...), r in r(...)).
 // When that is unknown (-1), the tool's name literal stands in.
 func webmcpDecl(tool ports.JSValue, off int64, loc func(int64) BundleLocation) BundleWebMCPDeclaration {

@@ -339,6 +339,9 @@ func (b *jsappBuilder) importsPhase() {
 			seen[k] = true
 			r := semRelation{export: true, relation: "exports", source: a.nodeID, name: e.Name, kind: e.Kind,
 				specifier: e.Source, offset: e.Offset, value: e.Value, inClause: e.InClause}
+			if e.Source != "" && e.Local != "" && e.Local != e.Name {
+				r.local = e.Local
+			}
 			r.line, r.col = siteAt(a.sites, e.Offset)
 			b.relation(r)
 		}

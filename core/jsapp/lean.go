@@ -52,7 +52,12 @@ const graphSchemaVersion = 3
 // row: source, "exports", name, value_kind, params, kind, offset, line,
 // column, original...). A version 3 result read as 4 would put cells in the
 // wrong fields, so decodeApp refuses any other version.
-const resultSchemaVersion = 4
+//
+// 5: an exports row may end in a local cell, the name a re-export takes
+// from its source module when it differs from the exported name (import
+// {a} from "./x"; export {a as b} is a re-export of a, as export {a as b}
+// from "./x" is); a version 4 reader would refuse such a row.
+const resultSchemaVersion = 5
 
 // strategyFor is the identity strategy and stability the identity's fields
 // imply (CONTRACTS.md §16's table), or "" when none does.
@@ -523,9 +528,10 @@ func (e *leanEncoder) stringIndex(in []indexedString) core.Canonical {
 
 // Semantic relation rows. An exports relation is
 // [source, "exports", name, value_kind, params, kind, offset, line, column,
-// original, original_line, original_column, rest, specifier]
+// original, original_line, original_column, rest, specifier, local]
 // (defaults: params null, kind "named", original_column 0, rest false,
-// specifier "", the rest null); any other relation is
+// specifier "", local "" (a re-export's name in its source module is
+// name), the rest null); any other relation is
 // [source, relation, specifier, target, offset, line, column, names,
 // external, original, original_line, original_column]
 // (defaults: specifier "", names [], external left out (it is true when
@@ -538,7 +544,7 @@ func (e *leanEncoder) stringIndex(in []indexedString) core.Canonical {
 // Trailing defaults are left out. A record of another shape is written
 // as an object, source and target as node references.
 var (
-	exportCells = []any{nil, nil, nil, nil, nil, "named", nil, nil, nil, nil, nil, int64(0), false, ""}
+	exportCells = []any{nil, nil, nil, nil, nil, "named", nil, nil, nil, nil, nil, int64(0), false, "", ""}
 	otherCells  = []any{nil, nil, "", nil, nil, nil, nil, []any{}, nil, nil, nil, int64(0)}
 )
 
@@ -594,7 +600,23 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 		name, ok1 := str("name")
 		kind, ok2 := str("kind")
 		shape, ok3 := r["value"].(map[string]any)
-		if !ok1 || !ok2 || !ok3 || len(r) != 10+origN || len(shape) != 3 {
+		if !ok1 || !ok2 || !ok3 || len(r) != 11+origN || len(shape) != 3 {
+			return nil
+		}
+		local := ""
+		switch l := r["local"].(type) {
+		case nil:
+			if spec != "" {
+				return nil
+			}
+		case string:
+			if spec == "" {
+				return nil
+			}
+			if l != name {
+				local = l
+			}
+		default:
 			return nil
 		}
 		vk, ok4 := shape["kind"].(string)
@@ -603,7 +625,7 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 		if !ok4 || !ok5 || !ok6 {
 			return nil
 		}
-		row = []any{e.ref(src), rel, name, vk, params, kind, off, line, col, orig[0], orig[1], orig[2], rest, spec}
+		row = []any{e.ref(src), rel, name, vk, params, kind, off, line, col, orig[0], orig[1], orig[2], rest, spec, local}
 		return trimRow(row, exportCells)
 	}
 	names, ok1 := r["names"].([]any)
@@ -1079,6 +1101,13 @@ func (d *graphDecoder) expandRelation(raw json.RawMessage) (map[string]any, erro
 		r["name"], r["value"] = row[2], map[string]any{"kind": row[3], "params": row[4], "rest": row[12]}
 		r["kind"], r["specifier"], r["offset"], r["target_node_id"] = row[5], row[13], row[6], nil
 		r["line"], r["column"] = row[7], row[8]
+		r["local"] = nil
+		if row[13] != "" {
+			r["local"] = row[2]
+			if row[14] != "" {
+				r["local"] = row[14]
+			}
+		}
 		if row[9] != nil {
 			if r["original_node_id"], err = d.anyRef(row[9]); err != nil {
 				return nil, err

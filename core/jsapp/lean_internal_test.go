@@ -92,6 +92,8 @@ func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
 		{export: true, relation: "exports", source: a, name: "g", kind: "named", offset: 9, line: 2, col: 4, origNode: b, origLine: 7, value: ports.JSValueShape{Kind: "function", Params: 1}},
 		{export: true, relation: "exports", source: a, name: "h", kind: "named", offset: 9, line: 2, col: 4, origNode: b, origLine: 7, origCol: 3, value: ports.JSValueShape{Kind: "function", Params: 1, Rest: true}},
 		{export: true, relation: "exports", source: a, name: "i", kind: "re-export", specifier: "./i", offset: 9, line: 2, col: 4, value: ports.JSValueShape{Params: -1}},
+		// A renamed re-export keeps the name in its source module (local).
+		{export: true, relation: "exports", source: a, name: "j", kind: "re-export", specifier: "./i", local: "k", offset: 9, line: 2, col: 4, value: ports.JSValueShape{Params: -1}},
 		{relation: "import", source: a, specifier: "./b", offset: 3, line: 1, col: 3, target: b, hasTarget: true, origNode: missing, origLine: 1},
 		{relation: "import", source: a, specifier: "fs", offset: 3, line: 1, col: 3, names: []string{"x"}, external: true, origNode: b, origLine: 1, origCol: 2},
 		{relation: "require", source: a, specifier: "fs", offset: 3, line: 1, col: 3, external: true},
@@ -125,6 +127,19 @@ func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
 	lean := fmt.Sprintf(`[%d,"exports","g","function",1,"named",9,2,4,%d,7]`, enc.index[a], enc.index[b])
 	if raw, _ := core.CanonicalJSON(enc.relationOf(&rels[4])); string(raw) != lean {
 		t.Errorf("a mapped export is written %s, want %s", raw, lean)
+	}
+	// A re-export's local is its name unless renamed, and only a renamed
+	// one writes the cell.
+	for i, want := range map[int]string{6: `"local":"i"`, 7: `"local":"k"`, 2: `"local":null`} {
+		if m, _ := core.CanonicalJSON(rels[i].asMap()); !bytes.Contains(m, []byte(want)) {
+			t.Errorf("relation %d: %s, want %s", i, m, want)
+		}
+	}
+	if raw, _ := core.CanonicalJSON(enc.relationOf(&rels[7])); !bytes.HasSuffix(raw, []byte(`"./i","k"]`)) {
+		t.Errorf("a renamed re-export is written %s", raw)
+	}
+	if raw, _ := core.CanonicalJSON(enc.relationOf(&rels[6])); !bytes.HasSuffix(raw, []byte(`"./i"]`)) {
+		t.Errorf("a re-export is written %s", raw)
 	}
 	for i, e := range []indexedString{{"abc", a, 4}, {"xyz", missing, -1}} {
 		rows, _ := core.CanonicalJSON(enc.stringIndex([]indexedString{e}))

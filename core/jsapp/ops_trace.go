@@ -417,7 +417,7 @@ func opTraceJSSemantics() *core.Operation {
 		Name:  "trace_javascript_semantics",
 		Title: "Trace JavaScript Semantics",
 		Description: "Query the semantic relations of an analyzed application (inline or retained analyze_javascript_application Evidence): " +
-			"for an exported symbol, its definitions (exports) and references (imports naming it); for a module path or specifier, " +
+			"for an exported symbol, its definitions (exports; a re-export names the one it passes on as definition) and references (imports naming it); for a module path or specifier, " +
 			"who imports it and what it imports. Unresolved frontiers (computed specifiers) on the involved modules are listed.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
@@ -467,16 +467,8 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 		}
 	}
 	omitted := 0
-	add := func(list *[]map[string]any, r map[string]any) {
-		// A match left out still involves its module: its frontiers are
-		// listed whatever max_results cut.
-		if s, ok := r["source_node_id"].(string); ok {
-			involved[s] = true
-		}
-		if len(defs)+len(refs) >= maxResults {
-			omitted++
-			return
-		}
+	var reexports *reexportIndex
+	decorate := func(r map[string]any) map[string]any {
 		// Each result names its modules by path as well as by node.
 		out := maps.Clone(r)
 		for _, side := range []string{"source", "target"} {
@@ -493,6 +485,33 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 		// names it.
 		if id, ok := r["original_node_id"].(string); ok && ix.nodes[id] != nil {
 			out["original_source"] = ix.nodes[id].propString("original_source")
+		}
+		return out
+	}
+	add := func(list *[]map[string]any, r map[string]any) {
+		// A match left out still involves its module: its frontiers are
+		// listed whatever max_results cut.
+		if s, ok := r["source_node_id"].(string); ok {
+			involved[s] = true
+		}
+		if len(defs)+len(refs) >= maxResults {
+			omitted++
+			return
+		}
+		out := decorate(r)
+		// A re-export (export {a as b} from "./x", or an imported a
+		// exported as b) is where this file passes the name on; the
+		// definition is the exports relation of the module it comes from.
+		if spec, _ := r["specifier"].(string); r["relation"] == "exports" && spec != "" {
+			if reexports == nil {
+				reexports = newReexportIndex(ix.res.Semantic.Relations)
+			}
+			out["definition"] = nil
+			if d, why := reexports.definition(r); d != nil {
+				out["definition"] = decorate(d)
+			} else {
+				out["definition_unknown_reason"] = why
+			}
 		}
 		*list = append(*list, out)
 	}

@@ -137,7 +137,7 @@ func (e *leanEncoder) relationOf(r *semRelation) any {
 		}
 		line, col := lineCellsOf(r)
 		os, ol, oc := e.originalCellsOf(r)
-		return trimRow([]any{e.ref(r.source), "exports", r.name, kind, params, r.kind, offsetCellOf(r.offset), line, col, os, ol, oc, r.value.Rest, r.specifier}, exportCells)
+		return trimRow([]any{e.ref(r.source), "exports", r.name, kind, params, r.kind, offsetCellOf(r.offset), line, col, os, ol, oc, r.value.Rest, r.specifier, r.local}, exportCells)
 	}
 	if r.relation == "" || r.relation == "exports" {
 		return e.relation(r.asMap()) // no row shape: the object form

@@ -35,6 +35,10 @@ type semRelation struct {
 	name  string
 	kind  string
 	value ports.JSValueShape
+	// local is, for a re-export (specifier set), the name in the source
+	// module when it is not name ("a" of import {a} from "./x"; export {a
+	// as b}); "" otherwise.
+	local string
 	// hasTarget, export and external (the specifier is a built-in or a
 	// bare package the app does not hold); inClause: an export located in
 	// an export clause (ports.JSExport.InClause)
@@ -55,7 +59,7 @@ func (r *semRelation) asMap() map[string]any {
 	if r.export {
 		m = map[string]any{"relation": "exports", "source_node_id": r.source, "name": r.name, "kind": r.kind,
 			"specifier": r.specifier, "offset": offsetPtr(r.offset), "target_node_id": nil, "value": shapeJSON(r.value),
-			"line": line, "column": col}
+			"line": line, "column": col, "local": r.localName()}
 	} else {
 		m = map[string]any{"relation": r.relation, "source_node_id": r.source, "specifier": r.specifier, "offset": offsetPtr(r.offset),
 			"names": strSlice(r.names), "target_node_id": target, "line": line, "column": col}
@@ -67,6 +71,18 @@ func (r *semRelation) asMap() map[string]any {
 		m["original_node_id"], m["original_line"], m["original_column"] = r.origNode, int64(r.origLine), int64(r.origCol)
 	}
 	return m
+}
+
+// localName is an export relation's local member: for a re-export the name
+// in its source module (name itself unless renamed), else nil.
+func (r *semRelation) localName() any {
+	switch {
+	case r.specifier == "":
+		return nil
+	case r.local != "":
+		return r.local
+	}
+	return r.name
 }
 
 // appendOriginal appends the original_node_id (a reference) and
@@ -129,11 +145,14 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 	dst = e.appendRef(append(dst, '['), r.source)
 	if r.export {
 		// [source, "exports", name, value_kind, params, kind, offset, line,
-		// column, original, original_line, original_column, rest, specifier]
+		// column, original, original_line, original_column, rest, specifier,
+		// local]
 		dst = append(dst, `,"exports",`...)
 		dst = core.AppendCanonicalString(append(core.AppendCanonicalString(dst, r.name), ','), shapeKind(r.value))
 		last := 3
 		switch {
+		case r.local != "":
+			last = 14
 		case r.specifier != "":
 			last = 13
 		case r.value.Rest:
@@ -172,6 +191,8 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 				dst = strconv.AppendBool(dst, r.value.Rest)
 			case 13:
 				dst = core.AppendCanonicalString(dst, r.specifier)
+			case 14:
+				dst = core.AppendCanonicalString(dst, r.local)
 			}
 		}
 		return append(dst, ']'), nil

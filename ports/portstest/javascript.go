@@ -195,8 +195,8 @@ func checkJSFacts(f *ports.JSFacts, size int, lim ports.JSLimits) error {
 		}
 	}
 	for i, c := range f.Calls {
-		if !off(c.Offset) || !off(int64(c.CalleeOffset)) {
-			return fmt.Errorf("call %d: offset %d or callee offset %d outside the source", i, c.Offset, c.CalleeOffset)
+		if !off(c.Offset) || !off(int64(c.CalleeOffset)) || !off(int64(c.Position)) {
+			return fmt.Errorf("call %d: offset %d, callee offset %d or position %d outside the source", i, c.Offset, c.CalleeOffset, c.Position)
 		}
 		if c.Callee == "" {
 			return fmt.Errorf("call %d: empty callee", i)

@@ -86,7 +86,7 @@ func (FakeJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, e
 			f.ModuleType = "commonjs"
 			f.Imports = append(f.Imports, ports.JSImport{Kind: ports.JSRequire, Specifier: value, Offset: int64(i), InModule: -1})
 			at := bytes.LastIndex(before, []byte("require("))
-			call := ports.JSCall{Offset: int64(at), CalleeOffset: int32(at), Callee: "require",
+			call := ports.JSCall{Offset: int64(at), CalleeOffset: int32(at), Position: int32(at), Callee: "require",
 				Args: []ports.JSValue{{Kind: ports.JSValString, Value: value, Offset: int64(i)}}, InModule: -1}
 			if len(f.Calls) < lim.MaxCalls {
 				f.Calls = append(f.Calls, call)
