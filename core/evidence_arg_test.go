@@ -159,3 +159,39 @@ func TestEvidenceAtNestedAndSummary(t *testing.T) {
 		is.Equal(e.Code, tc.code)
 	}
 }
+
+// TestRetainComplete: the complete record a concise page links to is the
+// record a "detail":"complete" call seals, retained, and the page's own
+// arguments are left as they were.
+func TestRetainComplete(t *testing.T) {
+	is := is.New(t)
+	open := json.RawMessage(`{"type":"object"}`)
+	ops := []*core.Operation{{Name: "page_tool", Title: "Page", Description: "Pages a result.", Kind: core.KindApplication, Input: open, Result: open,
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			complete := &core.Observation{Result: map[string]any{"items": []any{1, 2, 3}}, Unbound: true}
+			if c.Args["detail"] == "complete" {
+				return complete, nil
+			}
+			id, err := c.RetainComplete(complete)
+			if err != nil {
+				return nil, err
+			}
+			return &core.Observation{Result: map[string]any{"items": []any{1}}, Unbound: true, Links: []core.EvidenceID{id}}, nil
+		}}}
+	cat, err := core.NewCatalog(ops)
+	is.NoErr(err)
+	reg, err := core.NewRegistry(nil, nil)
+	is.NoErr(err)
+	s := core.NewSession(cat, reg, nil)
+	ctx := context.Background()
+	page, err := s.Call(ctx, "page_tool", json.RawMessage(`{"n":3}`), nil)
+	is.NoErr(err)
+	is.Equal(string(page.Evidence.Parameters), `{"n":3}`) // the page's arguments are its own
+	is.Equal(len(page.Evidence.EvidenceLinks), 1)
+	parent, err := s.Ledger().Resolve(page.Evidence.EvidenceLinks[0]) // retained
+	is.NoErr(err)
+	is.Equal(string(parent.Parameters), `{"detail":"complete","n":3}`)
+	full, err := s.Call(ctx, "page_tool", json.RawMessage(`{"n":3,"detail":"complete"}`), nil)
+	is.NoErr(err)
+	is.Equal(full.Evidence.EvidenceID, parent.EvidenceID) // the record a complete call seals
+}
