@@ -185,27 +185,13 @@ func appendCanonicalProfile(dst []byte, p *Profile) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// countingHash hashes and counts what is written.
-type countingHash struct {
-	h interface {
-		io.Writer
-		Sum([]byte) []byte
-	}
-	n int64
-}
-
-func (c *countingHash) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return c.h.Write(p)
-}
-
 // digestForm returns the hex SHA-256 and byte length of one canonical form.
 func (e *Evidence) digestForm(form canonicalForm) (string, int64, error) {
-	ch := &countingHash{h: sha256.New()}
-	if err := e.writeCanonical(ch, form); err != nil {
+	h, n := sha256.New(), int64(0)
+	if err := e.writeCanonical(&countWriter{w: h, n: &n}, form); err != nil {
 		return "", 0, err
 	}
-	return hex.EncodeToString(ch.h.Sum(nil)), ch.n, nil
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 // WriteCanonical streams the record's canonical JSON to w.
