@@ -44,49 +44,16 @@ func NewBundle(records []*Evidence) *Bundle {
 	recs := make([]*Evidence, len(records)) // never null, even when empty
 	copy(recs, records)
 	sort.Slice(recs, func(i, j int) bool { return recs[i].EvidenceID < recs[j].EvidenceID })
-	b := &Bundle{Artifacts: []BundleArtifact{}, Providers: []ProviderRef{}, Environments: []Environment{},
-		Scenarios: []BundleScenario{}, Captures: []BundleCapture{}, Unknowns: []json.RawMessage{}, Records: recs}
-	arts := map[string]BundleArtifact{}
-	provs := map[string]ProviderRef{}
-	envs := map[string]Environment{}
+	m := newManifests()
 	for _, r := range recs {
-		if r.Subject != nil {
-			a := BundleArtifact{Digest: r.Subject.Digest, Format: r.Subject.Format, Architecture: r.Subject.Architecture}
-			arts[keyJSON(a)] = a
-		}
-		provs[keyJSON(r.Provider)] = r.Provider
-		if r.Environment != nil {
-			envs[keyJSON(*r.Environment)] = *r.Environment
-		}
-		if r.Authority == "controlled-replay" {
-			b.Scenarios = append(b.Scenarios, BundleScenario{r.EvidenceID, r.Operation, r.Authority})
-		}
-		if r.PredicateType == "rea.process-capture" {
-			b.Captures = append(b.Captures, BundleCapture{r.EvidenceID, r.PredicateType})
-		}
+		m.add(r)
 	}
-	for _, k := range sortedKeys(arts) {
-		b.Artifacts = append(b.Artifacts, arts[k])
-	}
-	for _, k := range sortedKeys(provs) {
-		b.Providers = append(b.Providers, provs[k])
-	}
-	for _, k := range sortedKeys(envs) {
-		b.Environments = append(b.Environments, envs[k])
-	}
-	return b
+	arts, provs, envs := m.sorted()
+	return &Bundle{Artifacts: arts, Providers: provs, Environments: envs, Scenarios: m.scenarios, Captures: m.captures,
+		Unknowns: []json.RawMessage{}, Records: recs}
 }
 
 func keyJSON(v any) string {
 	b, _ := MarshalNoEscape(v)
 	return string(b)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -338,7 +340,7 @@ func compareUnknowns(left, right []*Unknown) ComparedUnknowns {
 	}
 	l, r := latest(left), latest(right)
 	added, removed, changed := []string{}, []string{}, []ChangedUnknown{}
-	for _, id := range sortedUnknownIDs(l) {
+	for _, id := range slices.Sorted(maps.Keys(l)) {
 		ru, ok := r[id]
 		if !ok {
 			removed = append(removed, string(id))
@@ -349,7 +351,7 @@ func compareUnknowns(left, right []*Unknown) ComparedUnknowns {
 				LeftStatus: lu.Status, RightStatus: ru.Status, LeftRevisionDigest: lu.RevisionDigest, RightRevisionDigest: ru.RevisionDigest})
 		}
 	}
-	for _, id := range sortedUnknownIDs(r) {
+	for _, id := range slices.Sorted(maps.Keys(r)) {
 		if _, ok := l[id]; !ok {
 			added = append(added, string(id))
 		}

@@ -16,6 +16,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -310,16 +311,16 @@ func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLim
 			return nil, fail(err, "the bundle object")
 		}
 		key, _ := tok.(string)
-		if !contains(bundleKeys, key) && contains(evidenceFields[:], key) {
+		if !slices.Contains(bundleKeys, key) && slices.Contains(evidenceFields[:], key) {
 			return nil, schema(bundleNot, "the file holds one Evidence record (it has %q), not a bundle: write a bundle with export_evidence_bundle "+
 				"(rea evidence-export), or give the record where a tool takes Evidence inline (rea call --evidence NAME=@FILE)", key)
 		}
-		if !contains(bundleKeys, key) && len(order) == 0 { // a bundle's first field is "artifacts"
+		if !slices.Contains(bundleKeys, key) && len(order) == 0 { // a bundle's first field is "artifacts"
 			return nil, schema(bundleNot, "the file is a JSON object without a bundle's fields (its first field is %q)", key)
-		} else if !contains(bundleKeys, key) {
+		} else if !slices.Contains(bundleKeys, key) {
 			return nil, schema(bundleOther, "unknown bundle field %q", key)
 		}
-		if contains(order, key) {
+		if slices.Contains(order, key) {
 			return nil, schema(bundleEdited, "bundle field %q appears twice", key)
 		}
 		if len(order) > 0 {
@@ -443,7 +444,7 @@ func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLim
 	expected.Write([]byte{'}'})
 	// 1. schema: every field present.
 	for _, k := range bundleKeys {
-		if !contains(order, k) {
+		if !slices.Contains(order, k) {
 			return nil, schema(bundleOther, "missing bundle field %q", k)
 		}
 	}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"iter"
 	"slices"
 	"sync"
@@ -77,15 +78,7 @@ type BundleSource struct {
 // SourceOf is the BundleSource of records (sorted here) and unknowns.
 func SourceOf(records []*Evidence, unknowns []*Unknown) BundleSource {
 	recs := slices.Clone(records)
-	slices.SortFunc(recs, func(a, b *Evidence) int {
-		switch {
-		case a.EvidenceID < b.EvidenceID:
-			return -1
-		case a.EvidenceID > b.EvidenceID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(recs, func(a, b *Evidence) int { return cmp.Compare(a.EvidenceID, b.EvidenceID) })
 	unks := slices.Clone(unknowns)
 	sortUnknowns(unks)
 	return BundleSource{Records: slices.Values(recs), Unknowns: unks, count: len(recs)}

@@ -3,165 +3,17 @@ package core
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
-	"strconv"
 )
 
-// AppendCanonicalEvidence appends the JCS encoding of a sealed or parsed
-// record to dst without re-decoding its payloads: Seal and ParseEvidence
-// leave parameters, raw_result and normalized_result canonical, so they are
-// spliced as they are, and the small fields are written directly. The keys
-// are written in JCS order.
-func AppendCanonicalEvidence(dst []byte, e *Evidence) ([]byte, error) {
-	payload := func(dst []byte, p json.RawMessage) []byte {
-		if len(p) == 0 {
-			return append(dst, "null"...)
-		}
-		return append(dst, p...)
-	}
-	var err error
-	dst = append(dst, `{"analysis_profile":`...)
-	if dst, err = appendCanonicalProfile(dst, e.AnalysisProfile); err != nil {
-		return nil, err
-	}
-	dst = append(dst, `,"authority":`...)
-	dst = AppendCanonicalString(dst, e.Authority)
-	dst = append(dst, `,"confidence":`...)
-	dst = AppendCanonicalString(dst, e.Confidence)
-	dst = append(dst, `,"environment":`...)
-	if env := e.Environment; env == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = appendFields(dst, "architecture", env.Architecture, "id", env.ID, "isolation", env.Isolation, "platform", env.Platform)
-	}
-	dst = append(dst, `,"evidence_id":`...)
-	dst = AppendCanonicalString(dst, string(e.EvidenceID))
-	dst = append(dst, `,"evidence_links":[`...)
-	for i, l := range e.EvidenceLinks {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = AppendCanonicalString(dst, string(l))
-	}
-	dst = append(dst, `],"limitations":[`...)
-	for i, l := range e.Limitations {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = AppendCanonicalString(dst, l)
-	}
-	dst = append(dst, `],"locations":`...)
-	if len(e.Locations) == 0 {
-		dst = append(dst, "[]"...)
-	} else if dst, err = appendCanonicalValue(dst, e.Locations); err != nil {
-		return nil, err
-	}
-	dst = append(dst, `,"normalized_result":`...)
-	dst = payload(dst, e.NormalizedResult)
-	dst = append(dst, `,"operation":`...)
-	dst = AppendCanonicalString(dst, e.Operation)
-	dst = append(dst, `,"parameters":`...)
-	dst = payload(dst, e.Parameters)
-	dst = append(dst, `,"predicate_type":`...)
-	dst = AppendCanonicalString(dst, e.PredicateType)
-	dst = append(dst, `,"provider":`...)
-	dst = appendProviderRef(dst, e.Provider)
-	dst = append(dst, `,"raw_result":`...)
-	dst = payload(dst, e.RawResult)
-	dst = append(dst, `,"subject":`...)
-	if sub := e.Subject; sub == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, `{"architecture":`...)
-		dst = appendNullableString(dst, sub.Architecture)
-		dst = append(dst, `,"digest":{"sha256":`...)
-		dst = AppendCanonicalString(dst, sub.Digest.SHA256)
-		dst = append(dst, `},"format":`...)
-		dst = AppendCanonicalString(dst, sub.Format)
-		dst = append(dst, `,"local_path":`...)
-		dst = AppendCanonicalString(dst, sub.LocalPath)
-		dst = append(dst, `,"name":`...)
-		dst = AppendCanonicalString(dst, sub.Name)
-		dst = append(dst, '}')
-	}
-	return append(dst, '}'), nil
-}
-
-// appendFields writes an object of string fields given in JCS key order.
-func appendFields(dst []byte, kv ...string) []byte {
-	dst = append(dst, '{')
-	for i := 0; i < len(kv); i += 2 {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = AppendCanonicalString(dst, kv[i])
-		dst = append(dst, ':')
-		dst = AppendCanonicalString(dst, kv[i+1])
-	}
-	return append(dst, '}')
-}
-
-func appendNullableString(dst []byte, s *string) []byte {
-	if s == nil {
-		return append(dst, "null"...)
-	}
-	return AppendCanonicalString(dst, *s)
-}
-
-func appendProviderRef(dst []byte, p ProviderRef) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = AppendCanonicalString(dst, p.ID)
-	dst = append(dst, `,"name":`...)
-	dst = AppendCanonicalString(dst, p.Name)
-	dst = append(dst, `,"version":`...)
-	dst = appendNullableString(dst, p.Version)
-	return append(dst, '}')
-}
-
-func appendCanonicalProfile(dst []byte, p *Profile) ([]byte, error) {
-	if p == nil {
-		return append(dst, "null"...), nil
-	}
-	params := p.Parameters
-	if len(params) == 0 {
-		params = json.RawMessage("null")
-	}
-	c, err := Canonicalize(params) // small, and not canonicalized by ParseEvidence
-	if err != nil {
-		return nil, err
-	}
-	dst = append(dst, `{"digest":`...)
-	dst = AppendCanonicalString(dst, p.Digest)
-	dst = append(dst, `,"parameters":`...)
-	dst = append(dst, c...)
-	dst = append(dst, `,"provider":`...)
-	dst = appendFields(dst, "id", p.Provider.ID, "name", p.Provider.Name, "version", p.Provider.Version)
-	dst = append(dst, `,"provider_profile_schema_version":`...)
-	dst = strconv.AppendInt(dst, int64(p.ProviderProfileSchemaVersion), 10)
-	dst = append(dst, `,"schema_version":`...)
-	dst = strconv.AppendInt(dst, int64(p.SchemaVersion), 10)
-	return append(dst, '}'), nil
-}
-
-// appendCanonicalValue encodes a small Go value through its decoded form.
-func appendCanonicalValue(dst []byte, v any) ([]byte, error) {
-	raw, err := MarshalNoEscape(v)
-	if err != nil {
-		return nil, err
-	}
-	d, err := decodeJSON(raw)
-	if err != nil {
-		return nil, err
-	}
-	return AppendCanonical(dst, d)
-}
-
-// manifests accumulates a bundle's manifests from its records, in the order
-// NewBundle produces them: unique, sorted by their compact JSON. Entries are
+// manifests accumulates a bundle's manifests from its records (NewBundle and
+// WriteBundle both build them here): unique, sorted by their compact JSON
+// (sorted, byJSON). Entries are
 // deduplicated on a cheap key while records stream; the JSON sort keys are
 // computed once per distinct entry.
 type manifests struct {
@@ -206,21 +58,22 @@ func (m *manifests) add(r *Evidence) {
 	}
 }
 
-// byJSON returns vs sorted by their compact JSON, NewBundle's order.
+// byJSON returns vs without repeats, sorted by their compact JSON.
 func byJSON[V any](vs []V) []V {
 	keys := make(map[string]V, len(vs))
 	for _, v := range vs {
 		keys[keyJSON(v)] = v
 	}
 	out := make([]V, 0, len(keys))
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		out = append(out, keys[k])
 	}
 	return out
 }
 
-// canonical returns the JCS of each manifest, keyed by bundle field.
-func (m *manifests) canonical() (map[string][]byte, error) {
+// sorted returns the artifact, provider and environment manifests in
+// NewBundle's order.
+func (m *manifests) sorted() ([]BundleArtifact, []ProviderRef, []Environment) {
 	arts := make([]BundleArtifact, 0, len(m.arts))
 	for _, a := range m.arts {
 		arts = append(arts, a)
@@ -233,8 +86,14 @@ func (m *manifests) canonical() (map[string][]byte, error) {
 	for e := range m.envs {
 		envs = append(envs, e)
 	}
+	return byJSON(arts), byJSON(provs), byJSON(envs)
+}
+
+// canonical returns the JCS of each manifest, keyed by bundle field.
+func (m *manifests) canonical() (map[string][]byte, error) {
+	arts, provs, envs := m.sorted()
 	out := map[string][]byte{}
-	for k, v := range map[string]any{"artifacts": byJSON(arts), "providers": byJSON(provs), "environments": byJSON(envs),
+	for k, v := range map[string]any{"artifacts": arts, "providers": provs, "environments": envs,
 		"scenarios": m.scenarios, "captures": m.captures} {
 		c, err := CanonicalJSON(v)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
 	"sort"
 )
 
@@ -180,18 +181,8 @@ func (c *Catalog) InspectBundleFile(ctx context.Context, args json.RawMessage, w
 	if err != nil {
 		return nil, err
 	}
-	_, err = WriteBundle(ctx, w, BundleSource{Records: sliceSeq(recs), Unknowns: info.Unknowns}, nil)
+	_, err = WriteBundle(ctx, w, BundleSource{Records: slices.Values(recs), Unknowns: info.Unknowns}, nil)
 	return nil, err
-}
-
-func sliceSeq(recs []*Evidence) func(func(*Evidence) bool) {
-	return func(yield func(*Evidence) bool) {
-		for _, r := range recs {
-			if !yield(r) {
-				return
-			}
-		}
-	}
 }
 
 // bundleFilterProps are get_evidence_bundle's detail and filters, shared by

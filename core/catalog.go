@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"sort"
@@ -316,7 +317,7 @@ func (c *Catalog) validate(op *Operation, raw json.RawMessage) (map[string]any, 
 	}
 	if err := op.schema.Validate(inst); err != nil {
 		if ve, ok := errors.AsType[*jsonschema.ValidationError](err); ok {
-			return nil, InvalidRequest(op.Name, issuesOf(ve, inst)...)
+			return nil, InvalidRequest(op.Name, issuesOf(ve, inst, op.schema)...)
 		}
 		return nil, InvalidRequest(op.Name, Issue{Path: []any{}, Reason: ReasonInvalidValue, Message: err.Error()})
 	}
@@ -357,8 +358,9 @@ func applyDefaults(schema json.RawMessage, args map[string]any) {
 	}
 }
 
-// issuesOf flattens a validation error tree about v into input issues.
-func issuesOf(ve *jsonschema.ValidationError, v any) []Issue {
+// issuesOf flattens a validation error tree about v, validated against
+// root, into input issues.
+func issuesOf(ve *jsonschema.ValidationError, v any, root *jsonschema.Schema) []Issue {
 	var out []Issue
 	var walk func(e *jsonschema.ValidationError, at []string)
 	walk = func(e *jsonschema.ValidationError, at []string) { // at: under propertyNames, where the name is
@@ -374,10 +376,15 @@ func issuesOf(ve *jsonschema.ValidationError, v any) []Issue {
 		}
 		right := slices.DeleteFunc(slices.Clone(e.Causes), func(x *jsonschema.ValidationError) bool { _, ty := x.ErrorKind.(*kind.Type); return ty })
 		if kw := fmt.Sprint(e.ErrorKind.KeywordPath()); len(e.Causes) > 1 && len(right) > 0 && (kw == "[oneOf]" || kw == "[anyOf]") {
-			// The closest alternative of the right type (the fewest issues) says what to fix: an Evidence record of the wrong operation
-			// is one issue there, not a dozen from the retained-reference form, and a wrong resolution object gets no "want null".
-			n := func(x *jsonschema.ValidationError) int { return len(issuesOf(x, v)) }
-			e = slices.MinFunc(right, func(a, b *jsonschema.ValidationError) int { return cmp.Compare(n(a), n(b)) })
+			// The closest alternative of the right type says what to fix: the one declaring the most of the object's keys (the
+			// passive branch for compare_web_captures' before and after, whatever is wrong inside them), then the one with the
+			// fewest issues: an Evidence record of the wrong operation is one issue there, not a dozen from the retained-reference
+			// form, and a wrong resolution object gets no "want null".
+			miss := undeclared(e, v, root, kw)
+			n := func(x *jsonschema.ValidationError) int { return len(issuesOf(x, v, root)) }
+			e = slices.MinFunc(right, func(a, b *jsonschema.ValidationError) int {
+				return cmp.Or(cmp.Compare(miss[a], miss[b]), cmp.Compare(n(a), n(b)))
+			})
 		}
 		if len(e.Causes) > 0 {
 			for _, c := range e.Causes {
@@ -397,6 +404,73 @@ func issuesOf(ve *jsonschema.ValidationError, v any) []Issue {
 		defer func() { seen[k] = true }()
 		return seen[k]
 	})
+}
+
+// undeclared counts, for each branch of the anyOf or oneOf (kw) that e
+// reports failed, the keys of the object e is about that the branch does
+// not declare (properties, its own or through $ref), keyed by the branch's
+// error; nil when it cannot tell.
+func undeclared(e *jsonschema.ValidationError, inst any, root *jsonschema.Schema, kw string) map[*jsonschema.ValidationError]int {
+	for _, tok := range e.InstanceLocation {
+		switch x := inst.(type) {
+		case map[string]any:
+			inst = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || uint(i) >= uint(len(x)) {
+				return nil
+			}
+			inst = x[i]
+		default:
+			return nil
+		}
+	}
+	obj, _ := inst.(map[string]any)
+	s := schemaAt(root, e.SchemaURL, map[*jsonschema.Schema]bool{})
+	if len(obj) == 0 || s == nil {
+		return nil
+	}
+	branches := map[string][]*jsonschema.Schema{"[anyOf]": s.AnyOf, "[oneOf]": s.OneOf}[kw]
+	if len(branches) != len(e.Causes) { // every branch failed, each with one error, in order
+		return nil
+	}
+	out := map[*jsonschema.ValidationError]int{}
+	for i, b := range branches {
+		for k := range obj {
+			declared := false
+			for r := b; r != nil && !declared; r = r.Ref {
+				_, declared = r.Properties[k]
+			}
+			if !declared {
+				out[e.Causes[i]]++
+			}
+		}
+	}
+	return out
+}
+
+// schemaAt returns the subschema of s at loc (a validation error's
+// SchemaURL), or nil.
+func schemaAt(s *jsonschema.Schema, loc string, seen map[*jsonschema.Schema]bool) *jsonschema.Schema {
+	if s == nil || seen[s] {
+		return nil
+	}
+	if seen[s] = true; s.Location == loc {
+		return s
+	}
+	subs := slices.Concat([]*jsonschema.Schema{s.Ref, s.Not, s.If, s.Then, s.Else, s.Items2020, s.Contains, s.PropertyNames}, s.AllOf, s.AnyOf, s.OneOf,
+		s.PrefixItems, slices.Collect(maps.Values(s.Properties)), slices.Collect(maps.Values(s.PatternProperties)), slices.Collect(maps.Values(s.DependentSchemas)))
+	for _, x := range []any{s.AdditionalProperties, s.Items} {
+		if x, ok := x.(*jsonschema.Schema); ok {
+			subs = append(subs, x)
+		}
+	}
+	for _, x := range subs {
+		if f := schemaAt(x, loc, seen); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 func instancePath(loc []string, inst any) []any { // a token is a number only as an index into an array inst holds: an object's key "0" stays "0"

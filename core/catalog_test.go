@@ -2,7 +2,9 @@ package core_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -200,4 +202,57 @@ func TestAnyOfReportsTheClosestAlternative(t *testing.T) {
 	issues = core.AsError("update_unknown", err).Details["issues"].([]core.Issue)
 	is.Equal(len(issues), 2) // got number, want null; got number, want object
 	is.Equal(issues[0].Reason, core.ReasonInvalidType)
+}
+
+// TestUnionReportsTheBranchOfTheKeys: when an object fails every branch of
+// an anyOf or oneOf, the branch that declares its keys says what is wrong,
+// however much is wrong inside it. Before, the branch with the fewest
+// complaints won: {"before":{"z":1},"after":{...}} was told "x missing",
+// "before unknown" and "after unknown" (3 issues) rather than the 4 inside
+// before. Keys no branch tells apart keep the fewest-issues choice.
+func TestUnionReportsTheBranchOfTheKeys(t *testing.T) {
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		t.Run(kw, func(t *testing.T) {
+			is := is.New(t)
+			input := json.RawMessage(`{"type":"object","$defs":{
+  "side":{"type":"object","additionalProperties":false,"required":["a","b","c"],"properties":{"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"string"}}},
+  "sides":{"type":"object","additionalProperties":false,"required":["before","after"],"properties":{"before":{"$ref":"#/$defs/side"},"after":{"$ref":"#/$defs/side"}}}},
+ "` + kw + `":[{"$ref":"#/$defs/sides"},
+  {"type":"object","additionalProperties":false,"required":["x"],"properties":{"x":{"type":"string"},"y":{"type":"string"}}}]}`)
+			op := &core.Operation{Name: "union_tool", Title: "Union", Description: "Takes either form.", Kind: core.KindApplication,
+				Input: input, Result: json.RawMessage(`{"type":"object"}`), Examples: []json.RawMessage{json.RawMessage(`{"x":"1"}`)},
+				Handler: func(context.Context, *core.Call) (any, error) { return nil, nil }}
+			cat, err := core.NewCatalog([]*core.Operation{op})
+			is.NoErr(err)
+			issues := func(args string) (out []string) {
+				_, err := cat.Validate(op, json.RawMessage(args))
+				for _, iss := range core.AsError(op.Name, err).Details["issues"].([]core.Issue) {
+					out = append(out, fmt.Sprint(iss.Path, " ", iss.Reason))
+				}
+				return out
+			}
+			is.Equal(issues(`{"before":{"z":1},"after":{"a":"1","b":"2","c":"3"}}`),
+				[]string{"[before a] missing_argument", "[before b] missing_argument", "[before c] missing_argument", "[before z] unknown_argument"})
+			is.Equal(issues(`{"y":"2","before":{}}`), // y is the other branch's: one key each, and x missing is the fewest
+				[]string{"[x] missing_argument", "[before] unknown_argument"})
+		})
+	}
+}
+
+// TestCompareWebCapturesReportsInsideBefore: an invalid passive capture
+// is reported inside before, not as the scenario form's missing
+// before_scenario and unknown before and after.
+func TestCompareWebCapturesReportsInsideBefore(t *testing.T) {
+	is := is.New(t)
+	c := catalog(t)
+	op, ok := c.Lookup("compare_web_captures")
+	is.True(ok)
+	_, err := c.Validate(op, json.RawMessage(`{"before":{"inspection":{"schema_version":1}},"after":{"inspection":{"kind":"retained-evidence","evidence_id":"ev_`+strings.Repeat("a", 64)+`"}}}`))
+	issues := core.AsError(op.Name, err).Details["issues"].([]core.Issue)
+	var version bool
+	for _, iss := range issues {
+		is.True(len(iss.Path) == 3 && iss.Path[0] == "before" && iss.Path[1] == "inspection") // each names what is wrong inside before
+		version = version || iss.Path[2] == "schema_version" && iss.Reason == core.ReasonInvalidValue
+	}
+	is.True(version) // the inline inspection's own complaint: schema_version must be 2
 }

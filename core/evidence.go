@@ -89,14 +89,6 @@ type Evidence struct {
 	EvidenceLinks    []EvidenceID    `json:"evidence_links"`
 }
 
-// projSubject is the subject as the semantic projection (the ID's input)
-// holds it: what was observed, not the path it was read at.
-type projSubject struct {
-	Digest       SubjectDigest `json:"digest"`
-	Format       string        `json:"format"`
-	Architecture *string       `json:"architecture"`
-}
-
 // ComputeID derives the record's ID from its semantic projection, streamed
 // through SHA-256 without building the projection's bytes.
 func (e *Evidence) ComputeID() (EvidenceID, error) {
@@ -250,13 +242,13 @@ func (e *Evidence) validate() error {
 	if e.Provider.ID == "" || e.Provider.Name == "" {
 		return evidenceErr("provider id and name are required")
 	}
-	if !contains(confidences, e.Confidence) {
+	if !slices.Contains(confidences, e.Confidence) {
 		return evidenceErr("confidence " + e.Confidence + " is not one of " + strings.Join(confidences, ", "))
 	}
-	if !contains(authorities, e.Authority) {
+	if !slices.Contains(authorities, e.Authority) {
 		return evidenceErr("authority " + e.Authority + " is not valid")
 	}
-	if e.Environment != nil && !contains(isolations, e.Environment.Isolation) {
+	if e.Environment != nil && !slices.Contains(isolations, e.Environment.Isolation) {
 		return evidenceErr("environment isolation " + e.Environment.Isolation + " is not valid")
 	}
 	if p := e.Parameters; len(p) == 0 || p[0] != '{' {
@@ -266,7 +258,7 @@ func (e *Evidence) validate() error {
 		if !isHex64(s.Digest.SHA256) {
 			return evidenceErr("subject digest is not a sha256")
 		}
-		if s.Architecture != nil && !contains(archs, *s.Architecture) {
+		if s.Architecture != nil && !slices.Contains(archs, *s.Architecture) {
 			return evidenceErr("subject architecture " + *s.Architecture + " is not valid")
 		}
 	}
@@ -294,15 +286,6 @@ func (e *Evidence) validate() error {
 	return nil
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // NewSubject describes a target for Evidence.
 func NewSubject(localPath, sha256, format, arch string) *Subject {
 	name := path.Base(strings.ReplaceAll(localPath, "\\", "/"))
@@ -310,7 +293,7 @@ func NewSubject(localPath, sha256, format, arch string) *Subject {
 		name = "artifact"
 	}
 	s := &Subject{Name: name, Digest: SubjectDigest{SHA256: sha256}, Format: format, LocalPath: localPath}
-	if arch != "" && contains(archs, arch) {
+	if arch != "" && slices.Contains(archs, arch) {
 		a := arch
 		s.Architecture = &a
 	}

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -68,34 +67,6 @@ func argAt(args map[string]any, path []any) (any, bool) {
 		}
 	}
 	return v, true
-}
-
-// CompleteEvidence follows a summary view to the record it summarizes: when
-// ev's normalized result carries parent_evidence_id but not the property
-// full (the part only the complete record has, such as "graph"), the
-// parent is resolved in this connection's ledger and must come from the
-// same operation (else evidence_integrity_mismatch, reason
-// wrong_operation). Any other ev is returned as it is.
-func (c *Call) CompleteEvidence(ev *Evidence, full string) (*Evidence, error) {
-	var probe map[string]json.RawMessage
-	if json.Unmarshal(ev.NormalizedResult, &probe) != nil {
-		return ev, nil
-	}
-	var parent string
-	if _, has := probe[full]; has || json.Unmarshal(probe["parent_evidence_id"], &parent) != nil || parent == "" {
-		return ev, nil
-	}
-	p, err := c.Resolve(EvidenceID(parent))
-	if err != nil {
-		return nil, err
-	}
-	if p.Operation != ev.Operation {
-		return nil, &Error{Code: CodeEvidenceIntegrityMismatch,
-			Message:     fmt.Sprintf("evidence %s: wrong operation (expected %s, got %s)", p.EvidenceID, ev.Operation, p.Operation),
-			Remediation: "Pass the complete record, inline or as a retained reference.",
-			Details:     map[string]any{"evidence_id": string(p.EvidenceID), "reason": "wrong_operation", "expected": ev.Operation, "actual": p.Operation}}
-	}
-	return p, nil
 }
 
 // KeepReference records the argument name as the retained reference to ev

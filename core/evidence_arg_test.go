@@ -79,25 +79,18 @@ func make64(c byte) []byte {
 	return b
 }
 
-// TestEvidenceAtNestedAndSummary resolves Evidence arguments nested in
-// arrays and objects, records each as its reference, and follows a summary
-// view to its retained parent.
-func TestEvidenceAtNestedAndSummary(t *testing.T) {
+// TestEvidenceAtNested resolves Evidence arguments nested in arrays and
+// objects and records each as its reference (core/runtime follows a
+// summary view to its parent on top of this).
+func TestEvidenceAtNested(t *testing.T) {
 	is := is.New(t)
 	open := json.RawMessage(`{"type":"object"}`)
 	var got []core.EvidenceID
 	var params []any
 	ops := []*core.Operation{
-		{Name: "make_tool", Title: "Make", Description: "Makes a record or its summary.", Kind: core.KindApplication, Input: open, Result: open,
+		{Name: "make_tool", Title: "Make", Description: "Makes a record.", Kind: core.KindApplication, Input: open, Result: open,
 			Handler: func(ctx context.Context, c *core.Call) (any, error) {
-				if p, ok := c.Args["parent"].(string); ok {
-					return &core.Observation{Result: map[string]any{"parent_evidence_id": p}, Unbound: true}, nil
-				}
 				return &core.Observation{Result: map[string]any{"graph": map[string]any{"n": c.Args["n"]}}, Unbound: true}, nil
-			}},
-		{Name: "other_tool", Title: "Other", Description: "Makes a summary naming another operation's record.", Kind: core.KindApplication, Input: open, Result: open,
-			Handler: func(ctx context.Context, c *core.Call) (any, error) {
-				return &core.Observation{Result: map[string]any{"parent_evidence_id": c.Args["parent"]}, Unbound: true}, nil
 			}},
 		{Name: "read_tool", Title: "Read", Description: "Reads nested records.", Kind: core.KindApplication, Input: open, Result: open,
 			Handler: func(ctx context.Context, c *core.Call) (any, error) {
@@ -106,9 +99,6 @@ func TestEvidenceAtNestedAndSummary(t *testing.T) {
 				for i := range l {
 					ev, err := c.EvidenceAt("layers", i, "analysis")
 					if err != nil {
-						return nil, err
-					}
-					if ev, err = c.CompleteEvidence(ev, "graph"); err != nil {
 						return nil, err
 					}
 					c.KeepReferenceAt(ev, "layers", i, "analysis")
@@ -126,29 +116,21 @@ func TestEvidenceAtNestedAndSummary(t *testing.T) {
 	ctx := context.Background()
 	full, err := s.Call(ctx, "make_tool", json.RawMessage(`{"n":1}`), nil)
 	is.NoErr(err)
-	id := string(full.Evidence.EvidenceID)
-	summary, err := s.Call(ctx, "make_tool", json.RawMessage(`{"parent":"`+id+`"}`), nil)
+	inline, err := core.MarshalNoEscape(full.Evidence)
 	is.NoErr(err)
-	inline, err := core.MarshalNoEscape(summary.Evidence)
-	is.NoErr(err)
-	ref := func(id core.EvidenceID) string {
-		return `{"kind":"retained-evidence","evidence_id":"` + string(id) + `"}`
-	}
+	ref := `{"kind":"retained-evidence","evidence_id":"` + string(full.Evidence.EvidenceID) + `"}`
 
-	_, err = s.Call(ctx, "read_tool", json.RawMessage(`{"layers":[{"analysis":`+ref(full.Evidence.EvidenceID)+`},{"analysis":`+string(inline)+`}]}`), nil)
+	_, err = s.Call(ctx, "read_tool", json.RawMessage(`{"layers":[{"analysis":`+ref+`},{"analysis":`+string(inline)+`}]}`), nil)
 	is.NoErr(err)
-	is.Equal(got, []core.EvidenceID{full.Evidence.EvidenceID, full.Evidence.EvidenceID}) // the summary led to its parent
-	_, err = s.Call(ctx, "read_tool", json.RawMessage(`{"layers":[{"analysis":`+ref(summary.Evidence.EvidenceID)+`},{"analysis":`+ref(full.Evidence.EvidenceID)+`}]}`), nil)
+	is.Equal(got, []core.EvidenceID{full.Evidence.EvidenceID, full.Evidence.EvidenceID})
+	_, err = s.Call(ctx, "read_tool", json.RawMessage(`{"layers":[{"analysis":`+ref+`},{"analysis":`+ref+`}]}`), nil)
 	is.NoErr(err)
-	is.Equal(params[0], params[1]) // every form is recorded as the parent's reference
+	is.Equal(params[0], params[1]) // every form is recorded as the reference
 
-	other, err := s.Call(ctx, "other_tool", json.RawMessage(`{"parent":"`+id+`"}`), nil)
-	is.NoErr(err)
 	for _, tc := range []struct {
 		args string
 		code core.Code
 	}{
-		{`{"layers":[{"analysis":` + ref(other.Evidence.EvidenceID) + `}]}`, core.CodeEvidenceIntegrityMismatch}, // parent of another operation
 		{`{"layers":[{}]}`, core.CodeInvalidRequest},
 		{`{"layers":[{"analysis":"x"}]}`, core.CodeInvalidRequest},
 		{`{"layers":[{"analysis":{"kind":"retained-evidence","evidence_id":"ev_nope"}}]}`, core.CodeInvalidRequest},
@@ -158,4 +140,40 @@ func TestEvidenceAtNestedAndSummary(t *testing.T) {
 		is.True(errors.As(err, &e)) // every failure is typed
 		is.Equal(e.Code, tc.code)
 	}
+}
+
+// TestRetainComplete: the complete record a concise page links to is the
+// record a "detail":"complete" call seals, retained, and the page's own
+// arguments are left as they were.
+func TestRetainComplete(t *testing.T) {
+	is := is.New(t)
+	open := json.RawMessage(`{"type":"object"}`)
+	ops := []*core.Operation{{Name: "page_tool", Title: "Page", Description: "Pages a result.", Kind: core.KindApplication, Input: open, Result: open,
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			complete := &core.Observation{Result: map[string]any{"items": []any{1, 2, 3}}, Unbound: true}
+			if c.Args["detail"] == "complete" {
+				return complete, nil
+			}
+			id, err := c.RetainComplete(complete)
+			if err != nil {
+				return nil, err
+			}
+			return &core.Observation{Result: map[string]any{"items": []any{1}}, Unbound: true, Links: []core.EvidenceID{id}}, nil
+		}}}
+	cat, err := core.NewCatalog(ops)
+	is.NoErr(err)
+	reg, err := core.NewRegistry(nil, nil)
+	is.NoErr(err)
+	s := core.NewSession(cat, reg, nil)
+	ctx := context.Background()
+	page, err := s.Call(ctx, "page_tool", json.RawMessage(`{"n":3}`), nil)
+	is.NoErr(err)
+	is.Equal(string(page.Evidence.Parameters), `{"n":3}`) // the page's arguments are its own
+	is.Equal(len(page.Evidence.EvidenceLinks), 1)
+	parent, err := s.Ledger().Resolve(page.Evidence.EvidenceLinks[0]) // retained
+	is.NoErr(err)
+	is.Equal(string(parent.Parameters), `{"detail":"complete","n":3}`)
+	full, err := s.Call(ctx, "page_tool", json.RawMessage(`{"n":3,"detail":"complete"}`), nil)
+	is.NoErr(err)
+	is.Equal(full.Evidence.EvidenceID, parent.EvidenceID) // the record a complete call seals
 }

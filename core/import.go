@@ -3,7 +3,8 @@ package core
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // ImportResult is import_evidence_bundle's result.
@@ -196,7 +197,7 @@ func (r *retainedState) planUnknownMerge(unks []*Unknown) (add []*Unknown, newUn
 		byID[u.UnknownID] = append(byID[u.UnknownID], u)
 	}
 	total := r.revisions
-	for _, id := range sortedUnknownIDs(byID) {
+	for _, id := range slices.Sorted(maps.Keys(byID)) {
 		chain := byID[id]
 		have := r.unknowns[id]
 		for _, u := range chain {
@@ -230,17 +231,4 @@ func (r *retainedState) planUnknownMerge(unks []*Unknown) (add []*Unknown, newUn
 			map[string]any{"limit": "unknowns", "maximum": MaxUnknowns, "truncated": true})
 	}
 	return add, newUnknowns, nil
-}
-
-func sortedUnknownIDs[V any](m map[UnknownID]V) []UnknownID {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, string(k))
-	}
-	sort.Strings(keys)
-	out := make([]UnknownID, len(keys))
-	for i, k := range keys {
-		out[i] = UnknownID(k)
-	}
-	return out
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 
 	"rea/ports"
@@ -127,6 +128,24 @@ func (c *Call) Retain(ev *Evidence) (RecordResult, error) { return c.Session.led
 // a handler's result.
 func (c *Call) Seal(op *Operation, args map[string]any, obs *Observation) (*Evidence, error) {
 	return c.Session.seal(op, args, c.withRenamed(obs), c.bound)
+}
+
+// RetainComplete seals obs as this call with "detail":"complete" records it
+// (the call's arguments with detail set to "complete"), retains it, and
+// returns its ID, which the concise page the handler returns instead links
+// as evidence_links[0] (Observation.Links), so every part of the complete
+// result stays readable by ID. c.Args is not changed.
+func (c *Call) RetainComplete(obs *Observation) (EvidenceID, error) {
+	params := maps.Clone(c.Args)
+	params["detail"] = "complete"
+	ev, err := c.Seal(c.Op, params, obs)
+	if err != nil {
+		return "", err
+	}
+	if _, err := c.Retain(ev); err != nil {
+		return "", err
+	}
+	return ev.EvidenceID, nil
 }
 
 // SealAs seals obs as if the operation named op had been called with args.

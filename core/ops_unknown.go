@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 )
 
 func unknownOperations() []*Operation {
@@ -383,7 +385,7 @@ func handleListUnknowns(_ context.Context, c *Call) (any, error) {
 	status, domain, only, history := in.Status, in.Domain, in.UnknownID, in.IncludeHistory != nil && *in.IncludeHistory
 	out := []Unknown{}
 	total := 0
-	for _, id := range sortedUnknownIDs(r.unknowns) {
+	for _, id := range slices.Sorted(maps.Keys(r.unknowns)) {
 		chain := r.unknowns[id]
 		cur := chain[len(chain)-1]
 		if (status != "" && cur.Status != status) || (domain != "" && cur.Domain != domain) || (only != "" && string(id) != only) {

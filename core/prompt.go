@@ -3,6 +3,8 @@ package core
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -140,7 +142,7 @@ func RenderPrompt(name string, args map[string]string) (*PromptMessage, error) {
 				issues = append(issues, Issue{Path: []any{a.Name}, Reason: ReasonMissingArgument, Message: "argument " + a.Name + " is required"})
 			}
 		}
-		for _, k := range sortedKeys(args) {
+		for _, k := range slices.Sorted(maps.Keys(args)) {
 			if !known[k] {
 				issues = append(issues, Issue{Path: []any{k}, Reason: ReasonUnknownArgument, Message: "prompt " + name + " has no argument " + k})
 			}

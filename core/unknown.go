@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -193,26 +194,26 @@ func (u *Unknown) check(op string) error {
 	if (u.Revision == 1) != (u.PreviousRevisionDigest == nil) {
 		return bad("previous_revision_digest must be null exactly for revision 1")
 	}
-	if !contains(unknownStatuses, u.Status) || !contains(unknownSeverities, u.Severity) {
+	if !slices.Contains(unknownStatuses, u.Status) || !slices.Contains(unknownSeverities, u.Severity) {
 		return bad("invalid status or severity")
 	}
 	if len(u.SupportingEvidenceIDs) > maxUnknownEvidenceIDs || len(u.ContradictingEvidenceIDs) > maxUnknownEvidenceIDs {
 		return bad("at most 100 supporting and 100 contradicting evidence ids")
 	}
-	if u.RequiredAuthority != nil && !contains(authorities, *u.RequiredAuthority) {
+	if u.RequiredAuthority != nil && !slices.Contains(authorities, *u.RequiredAuthority) {
 		return bad("invalid required_authority")
 	}
 	if u.RequiredConfidence != nil && confidenceRank[*u.RequiredConfidence] == 0 {
 		return bad("invalid required_confidence")
 	}
-	if e := u.RequiredEnvironment; e != nil && e.Isolation != nil && !contains(isolations, *e.Isolation) {
+	if e := u.RequiredEnvironment; e != nil && e.Isolation != nil && !slices.Contains(isolations, *e.Isolation) {
 		return bad("invalid required_environment.isolation")
 	}
 	if len(u.RecommendedProbes) > maxUnknownProbes || len(u.Relationships) > maxUnknownRelations {
 		return bad("too many probes or relationships")
 	}
 	for _, r := range u.Relationships {
-		if !contains(relationshipTypes, r.Type) {
+		if !slices.Contains(relationshipTypes, r.Type) {
 			return bad("invalid relationship type " + r.Type)
 		}
 		if r.UnknownID == u.UnknownID {
@@ -223,7 +224,7 @@ func (u *Unknown) check(op string) error {
 		return bad("status resolved requires a resolution, and a resolution requires status resolved")
 	}
 	if r := u.Resolution; r != nil {
-		if !contains(resolutionKinds, r.Disposition) || strings.TrimSpace(r.Rationale) == "" {
+		if !slices.Contains(resolutionKinds, r.Disposition) || strings.TrimSpace(r.Rationale) == "" {
 			return bad("a resolution needs a disposition and a rationale")
 		}
 		if r.Disposition == "verified" && len(r.EvidenceIDs) == 0 {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -420,11 +419,9 @@ func handleAnalyzeFunction(ctx context.Context, c *core.Call) (any, error) {
 		return obs, nil
 	}
 	withArch(ctx, c, obs) // as the complete call's Evidence has them
-	params := maps.Clone(c.Args)
-	params["detail"] = "complete"
-	// Seal, not SealAs: the complete record gets the limitation naming the
-	// analyst's names this call showed, as the concise one and a
-	// "detail":"complete" call do.
+	// RetainComplete seals with Seal, not SealAs: the complete record gets
+	// the limitation naming the analyst's names this call showed, as the
+	// concise one and a "detail":"complete" call do.
 	full := *obs
 	full.Limitations = slices.Clone(obs.Limitations)
 	for _, n := range notes.List() {
@@ -432,18 +429,15 @@ func handleAnalyzeFunction(ctx context.Context, c *core.Call) (any, error) {
 			full.Limitations = append(full.Limitations, n)
 		}
 	}
-	parent, err := c.Seal(c.Op, params, &full)
+	parent, err := c.RetainComplete(&full)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Retain(parent); err != nil {
 		return nil, err
 	}
 	note := fmt.Sprintf(`Concise dossier: each collection holds at most its first %d items; the complete dossier is retained as evidence_links[0]: `+
 		`read any collection with inspect_analysis_view (view kind "native", facet = the collection or value_flow_*), or call again with "detail":"complete".`, limit)
 	lim := append([]string{note}, obs.Limitations...)
 	concise.Limitations = lim
-	return &core.Observation{Result: concise, Limitations: lim, Locations: obs.Locations, Links: []core.EvidenceID{parent.EvidenceID}}, nil
+	return &core.Observation{Result: concise, Limitations: lim, Locations: obs.Locations, Links: []core.EvidenceID{parent}}, nil
 }
 
 // head cuts c to its first n items and reports whether it cut.

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/url"
 	"slices"
 	"sort"
@@ -106,13 +105,8 @@ const conciseNodes = 50
 // parent_evidence_id; reconcile_javascript_runtime reads only scripts,
 // which stay whole.
 func conciseInspection(c *core.Call, obs *core.Observation, res *InspectWebPageResult, pc *ports.BrowserPageCapture) (*core.Observation, error) {
-	params := maps.Clone(c.Args)
-	params["detail"] = "complete"
-	parent, err := c.Seal(c.Op, params, obs)
+	parent, err := c.RetainComplete(obs)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Retain(parent); err != nil {
 		return nil, err
 	}
 	page := *res
@@ -128,13 +122,13 @@ func conciseInspection(c *core.Call, obs *core.Observation, res *InspectWebPageR
 		pc.Completeness.Truncated = append(pc.Completeness.Truncated, "accessibility")
 	}
 	page.Completeness = completeness(pc.Completeness, pageAttachLimited)
-	page.ParentEvidenceID = string(parent.EvidenceID)
+	page.ParentEvidenceID = string(parent)
 	page.Limitations = append(slices.Clone(res.Limitations), fmt.Sprintf("Concise: the first %s are listed (document order); "+
 		"the complete record is %s (parent_evidence_id, which compare_web_captures compares), "+
-		"or call again with detail \"complete\".", strings.Join(cut, " and "), parent.EvidenceID))
+		"or call again with detail \"complete\".", strings.Join(cut, " and "), parent))
 	out := *obs
 	out.Result = &page
-	out.Links = []core.EvidenceID{parent.EvidenceID}
+	out.Links = []core.EvidenceID{parent}
 	return &out, nil
 }
 

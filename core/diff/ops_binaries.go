@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"sort"
 
 	"rea/core"
@@ -105,13 +104,8 @@ func handleCompareBinaries(ctx context.Context, c *core.Call) (any, error) {
 	// evidence link, as a "detail":"complete" call would record it, so
 	// find_changed_behavior and correlate_static_and_runtime read every
 	// function through the page (completeRecord).
-	params := maps.Clone(c.Args)
-	params["detail"] = "complete"
-	parent, err := c.Seal(c.Op, params, obs)
+	parent, err := c.RetainComplete(obs)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Retain(parent); err != nil {
 		return nil, err
 	}
 	note := fmt.Sprintf(`Concise comparison: changed lists the first %d of %d changed functions, added %d of %d, removed %d of %d, by address; `+
@@ -119,7 +113,7 @@ func handleCompareBinaries(ctx context.Context, c *core.Call) (any, error) {
 		`or call again with "detail":"complete".`, len(page.Changed), len(res.Changed), len(page.Added), len(res.Added), len(page.Removed), len(res.Removed))
 	page.Limitations = append([]string{note}, res.Limitations...)
 	return &core.Observation{Result: page, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: page.Limitations,
-		Links: []core.EvidenceID{parent.EvidenceID}}, nil
+		Links: []core.EvidenceID{parent}}, nil
 }
 
 // A concise comparison whose document would exceed conciseBinariesBytes

@@ -417,13 +417,8 @@ func tracePage(c *core.Call, obs *core.Observation, result *TraceNativeCallsResu
 	if b, err := json.Marshal(result); err == nil && len(b) <= tracePageBytes {
 		return obs, nil
 	}
-	params := maps.Clone(c.Args)
-	params["detail"] = "complete"
-	parent, err := c.Seal(c.Op, params, obs)
+	parent, err := c.RetainComplete(obs)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Retain(parent); err != nil {
 		return nil, err
 	}
 	page := *result
@@ -453,7 +448,7 @@ func tracePage(c *core.Call, obs *core.Observation, result *TraceNativeCallsResu
 		`the complete trace is retained as evidence_links[0], and a call with "detail":"complete" returns every hit.`, len(page.Hits), total)
 	lim := append([]string{note}, obs.Limitations...)
 	return &core.Observation{Result: &page, Raw: pageRaw, Limitations: lim, Locations: obs.Locations, Confidence: obs.Confidence,
-		Authority: obs.Authority, Links: []core.EvidenceID{parent.EvidenceID}}, nil
+		Authority: obs.Authority, Links: []core.EvidenceID{parent}}, nil
 }
 
 func itoaInt(n int) string { b, _ := json.Marshal(n); return string(b) }
