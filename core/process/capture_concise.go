@@ -260,26 +260,11 @@ func conciseNote(page *CaptureProcessScenarioResult, listed conciseListing, with
 	return note
 }
 
-// retainComplete seals obs (a complete capture) as a "detail":"complete"
-// call records it and retains it.
-func retainComplete(c *core.Call, obs *core.Observation) (core.EvidenceID, error) {
-	params := maps.Clone(c.Args)
-	params["detail"] = "complete"
-	parent, err := c.Seal(c.Op, params, obs)
-	if err != nil {
-		return "", err
-	}
-	if _, err := c.Retain(parent); err != nil {
-		return "", err
-	}
-	return parent.EvidenceID, nil
-}
-
 // conciseCaptureObservation seals obs (the complete capture) as a
 // "detail":"complete" call records it, retains it, and returns the concise
 // observation naming it.
 func conciseCaptureObservation(c *core.Call, obs *core.Observation, full *CaptureProcessScenarioResult) (*core.Observation, error) {
-	parent, err := retainComplete(c, obs)
+	parent, err := c.RetainComplete(obs)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +297,7 @@ func concisePartial(c *core.Call, err error, pc *ports.ProcessCapture) {
 	}
 	obs, full := captureObservation(pc)
 	obs.Limitations = append([]string{fmt.Sprintf("This capture failed (%s: %s); this record is its partial observation.", e.Code, e.Message)}, obs.Limitations...)
-	parent, serr := retainComplete(c, obs)
+	parent, serr := c.RetainComplete(obs)
 	if serr != nil {
 		return
 	}
