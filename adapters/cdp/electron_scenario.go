@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"rea/ports"
@@ -403,7 +404,8 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 			conn = tap.Conn(conn)
 		}
 	case <-run.Exited():
-		return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_exited: the application exited before its hook connected (is executable_path an Electron executable that runs application_path?)"}
+		_, how, _ := mainEnded(ctx, run, time.Second) // it has exited: no wait
+		return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_exited: the application " + how + " before its hook connected (is executable_path an Electron executable that runs application_path?)"}
 	case <-startT.C:
 		return nil, &ports.BrowserError{Code: ports.BrowserTimeout, Msg: "the application's hook did not connect within " + startTimeout.String()}
 	case <-ctx.Done():
@@ -465,7 +467,8 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 		return err
 	}
 	exited := false
-	stoppedAt := "" // the step during which limits.duration_ms ran out
+	var final *hookMsg // a snapshot the hook sent as the application exited
+	stoppedAt := ""    // the step during which limits.duration_ms ran out
 	for i, a := range req.Actions {
 		res := ports.ElectronActionResult{StepID: a.StepID, Kind: a.Kind}
 		if exited || stoppedAt != "" {
@@ -494,6 +497,12 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 			case err != nil:
 				out.Actions = append(out.Actions, res)
 				return out, err
+			case m.Type == "snapshot":
+				// The hook's exit handler sends what it recorded as the
+				// application exits: the action ended it.
+				final = m
+				res.Status, res.Error = "failed", "target_exited"
+				exited = true
 			case m.Type == "action" && m.StepID == a.StepID:
 				res.Status, res.Error = cut(m.Status, 32), cut(m.Error, 200)
 			default:
@@ -504,14 +513,62 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 		out.Actions = append(out.Actions, res)
 		_ = i
 	}
-	if exited {
+	// targetExited ends a capture whose application went away before the
+	// snapshot: the main process's end, and what the hook sent on exit.
+	targetExited := func(during string) (*ports.ElectronScenarioCapture, error) {
+		// A snapshot the exit handler sent may still be queued; the reader
+		// closes msgs at the socket's end.
+		drain := time.NewTimer(actionMS)
+		defer drain.Stop()
+	queued:
+		for final == nil {
+			select {
+			case m, ok := <-msgs:
+				if !ok {
+					break queued
+				}
+				if m.Type == "snapshot" {
+					final = m
+				}
+			case <-drain.C:
+				break queued
+			case <-callCtx.Done():
+				break queued
+			}
+		}
+		if final != nil {
+			applySnapshot(out, final, maxIPC, maxEvents)
+		}
 		out.Status = "target_exited"
-		out.Limitations = append(out.Limitations, "The application exited or closed the hook connection during the scenario; later actions were skipped and no snapshot was taken.")
+		p, how, ok := mainEnded(callCtx, run, 2*time.Second)
+		lim := "The application's main process " + how + " " + during + "; later actions were skipped. "
+		if ok {
+			// The final snapshot listed the main process alive as it exited.
+			out.Processes = slices.DeleteFunc(out.Processes, func(q ports.ElectronProcess) bool { return q.PID == p.PID })
+			out.EndedProcesses = append(out.EndedProcesses, p)
+		} else {
+			lim = "The application closed the hook connection " + during + " and was still running when rea stopped it; later actions were skipped. "
+		}
+		if final != nil {
+			lim += "The windows, processes, IPC and timeline here are the hook's final snapshot, sent as the process exited."
+		} else {
+			lim += "No snapshot came: the windows, processes, IPC and timeline the hook recorded are lost (a crash or kill runs no exit handler)."
+		}
+		out.Limitations = append(out.Limitations, lim, "To see why it ended, run executable_path with application_path by hand and read its output, "+
+			"or capture again without the step that ended it.")
 		return out, nil
 	}
+	if exited {
+		step := ""
+		for _, a := range out.Actions {
+			if a.Error == "target_exited" {
+				step = a.StepID
+			}
+		}
+		return targetExited("during step " + step)
+	}
 	if err := send(map[string]any{"cmd": "snapshot"}); err != nil {
-		out.Status = "target_exited"
-		return out, nil
+		return targetExited("before the snapshot")
 	}
 	if durationOut {
 		// The snapshot still comes: what the hook recorded up to the
@@ -526,8 +583,7 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 		m, err := nextIn(callCtx, actionMS)
 		if err != nil {
 			if ports.IsCode(err, ports.BrowserDisconnected) {
-				out.Status = "target_exited"
-				return out, nil
+				return targetExited("before the snapshot")
 			}
 			out.Limitations = append(out.Limitations, "No snapshot came from the hook: windows, processes, IPC and the timeline are missing.")
 			return out, err
@@ -535,79 +591,113 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 		if m.Type != "snapshot" {
 			continue
 		}
-		for _, w := range m.Windows {
-			ew := ports.ElectronWindow{WindowID: w.WindowID, URL: cut(w.URL, 65536), Title: cut(w.Title, 1024), Visible: w.Visible, Destroyed: w.Destroyed, Crashed: w.Crashed}
-			if w.WebContentsID != nil {
-				ew.WebContentsID = *w.WebContentsID
-			}
-			out.Windows = append(out.Windows, ew)
-		}
-		for _, p := range m.RawProcesses {
-			out.Processes = append(out.Processes, ports.ElectronProcess{PID: p.PID, Role: cut(p.Role, 32)})
-		}
-		for _, p := range m.EndedProcesses {
-			if len(out.EndedProcesses) >= 64 {
-				break
-			}
-			ep := ports.ElectronEndedProcess{PID: positive(p.PID), Role: cut(p.Role, 32), ExitCode: p.ExitCode}
-			if p.Reason != nil {
-				ep.Reason = cut(*p.Reason, 64)
-			}
-			out.EndedProcesses = append(out.EndedProcesses, ep)
-		}
-		for _, ev := range m.IPC {
-			if len(out.IPC) < maxIPC {
-				out.IPC = append(out.IPC, cutEvent(ev))
-			}
-		}
-		for _, ev := range m.Timeline {
-			if len(out.Timeline) < maxEvents {
-				out.Timeline = append(out.Timeline, cutEvent(ev))
-			}
-		}
-		var unattached []string
-		for _, r := range m.Renderers {
-			if len(out.Renderers) >= 64 {
-				break
-			}
-			er := ports.ElectronRenderer{WebContentsID: r.WebContentsID, WindowID: positive(r.WindowID), PID: positive(r.PID), Loaded: r.Loaded, Attached: r.Attached, Crashed: r.Crashed}
-			out.Renderers = append(out.Renderers, er)
-			if er.Loaded && !er.Attached && !er.Crashed {
-				unattached = append(unattached, strconv.Itoa(er.WebContentsID))
-			}
-		}
-		if len(unattached) > 0 {
-			out.Status = "partial_attach"
-			out.Limitations = append(out.Limitations, "The hook could not attach to the renderer of web contents "+strings.Join(unattached, ", ")+
-				": its renderer-side IPC (sends, listeners, deliveries) is not recorded; the main process's side still is.")
-		}
-		out.IPCObserved, out.TimelineObs = max(m.IPCObserved, len(out.IPC)), max(m.TimelineObserved, len(out.Timeline))
-		if out.IPCObserved > len(out.IPC) || out.TimelineObs > len(out.Timeline) {
-			out.Status = "capture_truncated"
-		}
-		if len(m.Conflicts) > 0 {
-			out.Status = "hook_conflict"
-		}
-		// The roles observed: the processes alive at the snapshot and those
-		// that recorded an event before it (a renderer that crashed or
-		// was replaced is gone from the snapshot's process list).
-		roles := map[string]bool{}
-		for _, p := range out.Processes {
-			roles[p.Role] = true
-		}
-		for _, evs := range [][]ports.ElectronEvent{out.IPC, out.Timeline} {
-			for _, ev := range evs {
-				if ev.Role != "" {
-					roles[ev.Role] = true
-				}
-			}
-		}
-		for r := range roles {
-			out.ObservedRoles = append(out.ObservedRoles, r)
-		}
-		slices.Sort(out.ObservedRoles)
+		applySnapshot(out, m, maxIPC, maxEvents)
 		return out, nil
 	}
+}
+
+// applySnapshot fills out from the hook's snapshot m, within the caps.
+func applySnapshot(out *ports.ElectronScenarioCapture, m *hookMsg, maxIPC, maxEvents int) {
+	for _, w := range m.Windows {
+		ew := ports.ElectronWindow{WindowID: w.WindowID, URL: cut(w.URL, 65536), Title: cut(w.Title, 1024), Visible: w.Visible, Destroyed: w.Destroyed, Crashed: w.Crashed}
+		if w.WebContentsID != nil {
+			ew.WebContentsID = *w.WebContentsID
+		}
+		out.Windows = append(out.Windows, ew)
+	}
+	for _, p := range m.RawProcesses {
+		out.Processes = append(out.Processes, ports.ElectronProcess{PID: p.PID, Role: cut(p.Role, 32)})
+	}
+	for _, p := range m.EndedProcesses {
+		if len(out.EndedProcesses) >= 64 {
+			break
+		}
+		ep := ports.ElectronEndedProcess{PID: positive(p.PID), Role: cut(p.Role, 32), ExitCode: p.ExitCode}
+		if p.Reason != nil {
+			ep.Reason = cut(*p.Reason, 64)
+		}
+		out.EndedProcesses = append(out.EndedProcesses, ep)
+	}
+	for _, ev := range m.IPC {
+		if len(out.IPC) < maxIPC {
+			out.IPC = append(out.IPC, cutEvent(ev))
+		}
+	}
+	for _, ev := range m.Timeline {
+		if len(out.Timeline) < maxEvents {
+			out.Timeline = append(out.Timeline, cutEvent(ev))
+		}
+	}
+	var unattached []string
+	for _, r := range m.Renderers {
+		if len(out.Renderers) >= 64 {
+			break
+		}
+		er := ports.ElectronRenderer{WebContentsID: r.WebContentsID, WindowID: positive(r.WindowID), PID: positive(r.PID), Loaded: r.Loaded, Attached: r.Attached, Crashed: r.Crashed}
+		out.Renderers = append(out.Renderers, er)
+		if er.Loaded && !er.Attached && !er.Crashed {
+			unattached = append(unattached, strconv.Itoa(er.WebContentsID))
+		}
+	}
+	if len(unattached) > 0 {
+		out.Status = "partial_attach"
+		out.Limitations = append(out.Limitations, "The hook could not attach to the renderer of web contents "+strings.Join(unattached, ", ")+
+			": its renderer-side IPC (sends, listeners, deliveries) is not recorded; the main process's side still is.")
+	}
+	out.IPCObserved, out.TimelineObs = max(m.IPCObserved, len(out.IPC)), max(m.TimelineObserved, len(out.Timeline))
+	if out.IPCObserved > len(out.IPC) || out.TimelineObs > len(out.Timeline) {
+		out.Status = "capture_truncated"
+	}
+	if len(m.Conflicts) > 0 {
+		out.Status = "hook_conflict"
+	}
+	// The roles observed: the processes alive at the snapshot and those
+	// that recorded an event before it (a renderer that crashed or
+	// was replaced is gone from the snapshot's process list).
+	roles := map[string]bool{}
+	for _, p := range out.Processes {
+		roles[p.Role] = true
+	}
+	for _, evs := range [][]ports.ElectronEvent{out.IPC, out.Timeline} {
+		for _, ev := range evs {
+			if ev.Role != "" {
+				roles[ev.Role] = true
+			}
+		}
+	}
+	for r := range roles {
+		out.ObservedRoles = append(out.ObservedRoles, r)
+	}
+	slices.Sort(out.ObservedRoles)
+}
+
+// mainEnded is the owned application's launcher (its main process) as
+// processes.ended lists it, once it has exited (waiting up to wait for
+// that), and words for how it ended; ok is false while it still runs.
+func mainEnded(ctx context.Context, run *supervisor.Run, wait time.Duration) (ports.ElectronEndedProcess, string, bool) {
+	p := ports.ElectronEndedProcess{PID: run.PID(), Role: "main"}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
+	defer cancel()
+	st, _ := run.Wait(wctx)
+	if st == nil {
+		return p, "closed the hook connection", false
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		sig := ws.Signal()
+		p.Reason = "killed"
+		switch sig {
+		case syscall.SIGSEGV, syscall.SIGABRT, syscall.SIGBUS, syscall.SIGILL, syscall.SIGFPE, syscall.SIGTRAP:
+			p.Reason = "crashed"
+		}
+		return p, "was ended by signal " + strconv.Itoa(int(sig)) + " (" + sig.String() + ")", true
+	}
+	code := st.ExitCode()
+	p.ExitCode = &code
+	p.Reason = "clean-exit"
+	if code != 0 {
+		p.Reason = "abnormal-exit"
+	}
+	return p, "exited with code " + strconv.Itoa(code), true
 }
 
 // readLine reads one \n-terminated line of at most max bytes.

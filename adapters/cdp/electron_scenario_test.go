@@ -514,3 +514,78 @@ func TestElectronScenarioDurationLimitKeepsTheSnapshot(t *testing.T) {
 		return strings.HasPrefix(l, "limits.duration_ms (1500 ms) ran out during step long")
 	}))
 }
+
+// An application that exits mid-scenario is target_exited with its main
+// process among the ended processes (the launcher's exit code, which rea
+// sees because it owns the process), the actions up to the exit, and what
+// the hook recorded before it: the exit handler's final snapshot keeps the
+// first click's IPC. A kill runs no exit handler: the exit is still named
+// (by its signal) and a limitation says the records were lost. Before, the
+// capture had no exit code and never a snapshot, and an application that
+// exited before its hook connected did not say how it ended.
+func TestElectronScenarioTargetExitNamesTheExit(t *testing.T) {
+	needNode(t)
+	app, _ := filepath.Abs("testdata/electronapp")
+	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	acts := []ports.ElectronAction{{StepID: "open", Kind: "click", Selector: "#open"},
+		{StepID: "link", Kind: "deep-link", Delivery: "open-url", URL: "fixture://x"}, {StepID: "after", Kind: "wait", DurationMS: 10}}
+	main := func(out *ports.ElectronScenarioCapture) *ports.ElectronEndedProcess {
+		for i, p := range out.EndedProcesses {
+			if p.Role == "main" {
+				return &out.EndedProcesses[i]
+			}
+		}
+		return nil
+	}
+	t.Run("exit", func(t *testing.T) {
+		is := is.New(t)
+		e, parent := scenarioEngine(t)
+		var pid int
+		e = cdp.NewRuntime(&cdp.RuntimeOptions{TempParent: parent, GraceDelay: 300 * time.Millisecond, Tap: &cdp.ScenarioTap{Started: func(p int, _ []string) { pid = p }}})
+		id := runID(t)
+		out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+			Args: []string{"--fake-exit-on-deep-link=7"}, Actions: acts})
+		is.NoErr(err)
+		assertClean(t, id, parent)
+		is.Equal(out.Status, "target_exited")
+		is.Equal([]string{out.Actions[0].Status, out.Actions[1].Error, out.Actions[2].Status}, []string{"completed", "target_exited", "skipped"})
+		m := main(out)
+		is.True(m != nil)
+		is.Equal(m.PID, pid)
+		is.True(m.ExitCode != nil && *m.ExitCode == 7)
+		is.Equal(m.Reason, "abnormal-exit")
+		is.True(slices.ContainsFunc(out.IPC, func(ev ports.ElectronEvent) bool { return ev.Channel == "dialog:open" })) // recorded before the exit
+		is.True(!slices.ContainsFunc(out.Processes, func(p ports.ElectronProcess) bool { return p.PID == pid }))
+		is.True(slices.ContainsFunc(out.Limitations, func(l string) bool {
+			return strings.Contains(l, "exited with code 7 during step link") && strings.Contains(l, "final snapshot")
+		}))
+	})
+	t.Run("kill", func(t *testing.T) {
+		is := is.New(t)
+		e, parent := scenarioEngine(t)
+		id := runID(t)
+		out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+			Args: []string{"--fake-kill-on-deep-link"}, Actions: acts})
+		is.NoErr(err)
+		assertClean(t, id, parent)
+		is.Equal(out.Status, "target_exited")
+		m := main(out)
+		is.True(m != nil)
+		is.True(m.ExitCode == nil)
+		is.Equal(m.Reason, "killed")
+		is.Equal(len(out.IPC), 0)
+		is.True(slices.ContainsFunc(out.Limitations, func(l string) bool {
+			return strings.Contains(l, "was ended by signal 9") && strings.Contains(l, "No snapshot came")
+		}))
+	})
+	t.Run("before the hook", func(t *testing.T) {
+		is := is.New(t)
+		e, parent := scenarioEngine(t)
+		x, _ := filepath.Abs("testdata/fake-electron/exits-at-once")
+		id := runID(t)
+		_, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: x, ApplicationPath: app, RunID: id, StartTimeoutMS: 2000})
+		assertClean(t, id, parent)
+		is.True(ports.IsCode(err, ports.BrowserDisconnected))
+		is.True(strings.Contains(err.Error(), "the application exited with code 3 before its hook connected"))
+	})
+}

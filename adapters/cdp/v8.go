@@ -608,7 +608,36 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 	cap.obs.Target = ports.RuntimeTarget{TargetID: t.id, ProtocolType: t.typ, Title: t.title, Attached: t.attached, Location: loc}
 	c.setListener(cap.onEvent)
 	started := time.Now().UTC()
-	if err := c.call(ctx, "", "Runtime.enable", nil, nil); err != nil {
+	skipRefused := false
+	// lost is the failure of an observation whose socket closed: the
+	// target ended (or closed its inspector), and what it reported before
+	// travels with the error, whether the loss came during the enables or
+	// the window.
+	lost := func() error {
+		c.setListener(nil)
+		cap.mu.Lock()
+		defer cap.mu.Unlock()
+		obs := cap.finish(started, req.ObservationMS, loc, false, skipRefused)
+		at := int(obs.EndedAt.Sub(started).Milliseconds())
+		gone, why := targetGone(ctx, ep, t.id)
+		what := "the observed process ended"
+		if !gone {
+			what = "the target's inspector closed this session"
+		}
+		what += " " + itoa(at) + " ms into the " + itoa(req.ObservationMS) + " ms window (" + why + ")"
+		obs.Limitations = append(obs.Limitations, "The target went away: "+what+"; this partial observation holds what was reported before, anything later is unknown.")
+		return &ports.PartialError[ports.RuntimeObservation]{Err: &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_exited: " + what}, Partial: obs}
+	}
+	enable := func(method string, params json.RawMessage) error {
+		if err := c.call(ctx, "", method, params, nil); err != nil {
+			if ctx.Err() == nil && c.failureNow() != nil {
+				return lost()
+			}
+			return err
+		}
+		return nil
+	}
+	if err := enable("Runtime.enable", nil); err != nil {
 		return nil, err
 	}
 	// A debugger attached with pauses enabled stops the runtime at every
@@ -623,18 +652,18 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 			if ctx.Err() != nil {
 				return false, cancelled(ctx)
 			}
-			if be := c.failureNow(); be != nil {
-				return false, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the target went away during the observation", Err: be}
+			if c.failureNow() != nil {
+				return false, lost()
 			}
 			return true, nil
 		}
 		return false, nil
 	}
-	skipRefused, err := skip()
+	skipRefused, err = skip()
 	if err != nil {
 		return nil, err
 	}
-	if err := c.call(ctx, "", "Debugger.enable", json.RawMessage(`{}`), nil); err != nil {
+	if err := enable("Debugger.enable", json.RawMessage(`{}`)); err != nil {
 		return nil, err
 	}
 	if skipRefused {
@@ -665,18 +694,7 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 			// The target went away (a process killed mid-window closes the
 			// socket without destroying its contexts): the status stays
 			// disconnected, and what was seen before travels with it.
-			var err error = errDetached()
-			if be := c.failureNow(); be != nil {
-				err = &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the target went away during the observation", Err: be}
-			}
-			c.setListener(nil)
-			cap.mu.Lock()
-			defer cap.mu.Unlock()
-			obs := cap.finish(started, req.ObservationMS, loc, false, skipRefused)
-			obs.Limitations = append(obs.Limitations, "The target went away "+itoa(int(obs.EndedAt.Sub(started).Milliseconds()))+" ms into the "+
-				itoa(req.ObservationMS)+" ms window (the inspector socket closed without the contexts being destroyed, as when the process is killed): "+
-				"this partial observation holds what was reported before; anything later is unknown.")
-			return nil, &ports.PartialError[ports.RuntimeObservation]{Err: err, Partial: obs}
+			return nil, lost()
 		case <-cap.ended:
 			exited = true
 		case <-timer.C:
@@ -687,6 +705,27 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 	cap.mu.Lock()
 	defer cap.mu.Unlock()
 	return cap.finish(started, req.ObservationMS, loc, exited, skipRefused), nil
+}
+
+// targetGone says, after an inspector socket closed, whether the target
+// is gone from its endpoint (the process ended, or at least its inspector
+// did) and why the observation lost it, in words for a limitation. An
+// exit that destroys the contexts ends the window normally instead, so a
+// process gone this way crashed, aborted or was killed. rea did not start
+// the process, so its exit status is not knowable here.
+func targetGone(ctx context.Context, ep endpoint, id string) (bool, string) {
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	_, list, err := discoverV8(pctx, ep)
+	if err != nil {
+		return true, "the inspector socket closed with its execution contexts not destroyed and the endpoint no longer answers, " +
+			"as when the process crashes, aborts or is killed; rea did not start it, so its exit status is unknown"
+	}
+	if !slices.ContainsFunc(list, func(t v8Target) bool { return t.id == id }) {
+		return true, "the inspector socket closed with its execution contexts not destroyed and the endpoint no longer lists the target"
+	}
+	return false, "the socket closed while the endpoint still lists the target: the program closed its inspector (inspector.close()) " +
+		"or another client took the session over"
 }
 
 // finish is the observation as it stands, with the limitations it needs.

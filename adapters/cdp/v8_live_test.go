@@ -56,16 +56,20 @@ func (tk *ticker) count() int {
 
 // startTicker runs tickScript under node --inspect=127.0.0.1:0 and returns
 // once the inspector is listening.
-func startTicker(t *testing.T) *ticker {
+func startTicker(t *testing.T) *ticker { return startTickerScript(t, tickScript) }
+
+// startTickerScript runs src as tick.js like startTicker, with core dumps
+// off (a test's script may abort).
+func startTickerScript(t *testing.T, src string) *ticker {
 	t.Helper()
 	needNode(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "tick.js")
-	if err := os.WriteFile(script, []byte(tickScript), 0o600); err != nil {
+	if err := os.WriteFile(script, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, "node", "--inspect=127.0.0.1:0", script)
+	cmd := exec.CommandContext(ctx, "sh", "-c", `ulimit -c 0; exec node --inspect=127.0.0.1:0 "$0"`, script)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
@@ -230,4 +234,34 @@ func TestV8ObserveKeepsWhatWasSeenWhenTheTargetIsKilled(t *testing.T) {
 	is.True(len(pe.Partial.Contexts) >= 1)
 	is.True(slices.ContainsFunc(pe.Partial.Scripts, func(s ports.RuntimeScript) bool { return strings.HasSuffix(s.Location.FilePath, "/tick.js") }))
 	is.True(hasLimitation(pe.Partial.Limitations, "The target went away"))
+}
+
+// A Node program that aborts mid-window (a crash: its socket closes with
+// its contexts alive) fails as disconnected with an error that names the
+// process's end, not a browser, and says its exit status is unknown (rea
+// did not start it); the partial observation keeps its script and says the
+// same. Before, the message was "the target went away during the
+// observation: disconnected: the browser closed the connection".
+func TestV8ObserveNamesTheEndOfTheObservedProcess(t *testing.T) {
+	is := is.New(t)
+	tk := startTickerScript(t, tickScript+"process.on('SIGUSR2', () => process.abort());\n")
+	e := cdp.NewRuntime(nil)
+	root, err := filepath.EvalSymlinks(filepath.Dir(tk.script))
+	is.NoErr(err)
+	pctx := ports.WithProgress(context.Background(), progressFunc(func(phase, _ string) {
+		if phase == "observe" {
+			syscall.Kill(tk.pid, syscall.SIGUSR2) // the test started it; it aborts
+		}
+	}))
+	_, err = e.ObserveRuntime(pctx, ports.RuntimeObserveRequest{Endpoint: tk.endpoint, TargetID: tickerTarget(t, e, tk),
+		RuntimeKind: "node", ObservationMS: 60000, Scope: ports.RuntimeScope{AllowedFileRoots: []string{root}}})
+	is.True(ports.IsCode(err, ports.BrowserDisconnected))
+	msg := err.Error()
+	is.True(!strings.Contains(msg, "browser"))                   // not a browser
+	is.True(strings.Contains(msg, "the observed process ended")) // its end, named
+	is.True(strings.Contains(msg, "its exit status is unknown")) // and what rea cannot know
+	var pe *ports.PartialError[ports.RuntimeObservation]
+	is.True(errors.As(err, &pe))
+	is.True(slices.ContainsFunc(pe.Partial.Scripts, func(s ports.RuntimeScript) bool { return strings.HasSuffix(s.Location.FilePath, "/tick.js") }))
+	is.True(hasLimitation(pe.Partial.Limitations, "the observed process ended"))
 }

@@ -694,6 +694,9 @@ func TestLaunchFailure(t *testing.T) {
 	is.True(ce.Partial.Exit.ElapsedMS == nil)
 	is.Equal(ce.Partial.Cleanup.TemporaryRoot.State, ports.CleanupCleaned)
 	is.Equal(len(ce.Partial.Executable.SelectedSHA256), 64)
+	// No terminal was observed: the final screen stays the zero frame,
+	// which core reports as null.
+	is.Equal([]int{ce.Partial.FinalScreen.Columns, ce.Partial.FinalScreen.Rows, len(ce.Partial.FinalScreen.Lines)}, []int{0, 0, 0})
 }
 
 // settle_ms=0: one empty look after the exit settles the tree.

@@ -39,7 +39,7 @@ const (
 type CaptureTerminalChanges struct {
 	Frames             []CaptureFrameExcerpt `json:"frames"`
 	RenderedFrames     []CaptureScreenChange `json:"rendered_frames"`
-	FinalScreen        CaptureScreen         `json:"final_screen"`
+	FinalScreen        *CaptureScreen        `json:"final_screen"`         // null when no terminal was observed
 	FrameCount         int                   `json:"frame_count"`          // output frames in the complete record
 	RenderedFrameCount int                   `json:"rendered_frame_count"` // rendered frames in the complete record
 	OutputBytes        int                   `json:"output_bytes"`         // bytes of every output frame's data
@@ -86,8 +86,11 @@ type CaptureScreen struct {
 	Lines        []string      `json:"lines"`
 }
 
-func screenOf(f CaptureRenderedFrame) CaptureScreen {
-	return CaptureScreen{Sequence: f.Sequence, AtMS: f.AtMS, Columns: f.Columns, Rows: f.Rows, Cursor: f.Cursor,
+func screenOf(f *CaptureRenderedFrame) *CaptureScreen {
+	if f == nil {
+		return nil
+	}
+	return &CaptureScreen{Sequence: f.Sequence, AtMS: f.AtMS, Columns: f.Columns, Rows: f.Rows, Cursor: f.Cursor,
 		ActiveBuffer: f.ActiveBuffer, Lines: core.NonNil(f.Lines)}
 }
 

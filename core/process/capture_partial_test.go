@@ -132,3 +132,49 @@ func TestFailedCaptureIsConcise(t *testing.T) {
 	is.True(ok)
 	is.Equal(len(s.Ledger().Records()), 0)
 }
+
+// unlaunchedCapturer fails as the pty engine does when the launch fails
+// (a script whose interpreter does not exist): no terminal was ever
+// sized or drawn, so the final screen is the zero frame.
+type unlaunchedCapturer struct{}
+
+func (unlaunchedCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	c := &ports.ProcessCapture{RunID: req.RunID, Scenario: req.Scenario, Executable: ports.ExecutableIdentity{Path: "/tmp/x.sh"},
+		Exit:     ports.CaptureExit{Reason: "failed"},
+		Coverage: []ports.CoverageNote{{Scope: "process", Reason: "the program was not launched: fork/exec /tmp/x.sh: no such file or directory"}}}
+	return nil, &ports.CaptureError{Disposition: ports.DispositionFailed, Cause: errors.New("launch failed"), Partial: c}
+}
+
+// A capture whose launch failed reports its final screen as not observed:
+// null, with a residual unknown saying why, in the concise and the complete
+// partial observation. Before, it was a 0x0 screen with no lines, which
+// reads as a program that drew nothing.
+func TestUnlaunchedCaptureHasNoFinalScreen(t *testing.T) {
+	s := session(t, unlaunchedCapturer{})
+	for _, detail := range []string{"concise", "complete"} {
+		is := is.New(t)
+		raw, _ := json.Marshal(map[string]any{"executable": "/tmp/x.sh", "detail": detail})
+		_, err := s.Call(context.Background(), "capture_process_scenario", raw, nil)
+		var ce *core.Error
+		is.True(errors.As(err, &ce))
+		b, err := json.Marshal(ce.Details)
+		is.NoErr(err)
+		var d struct {
+			Partial struct {
+				Capture struct {
+					Terminal struct {
+						FinalScreen json.RawMessage `json:"final_screen"`
+					} `json:"terminal"`
+					Unknowns []struct{ Scope, Reason string } `json:"residual_unknowns"`
+				} `json:"capture"`
+			} `json:"partial_observation"`
+		}
+		is.NoErr(json.Unmarshal(b, &d))
+		is.Equal(string(d.Partial.Capture.Terminal.FinalScreen), "null") // not a 0x0 screen
+		said := false
+		for _, u := range d.Partial.Capture.Unknowns {
+			said = said || u.Scope == "terminal" && strings.Contains(u.Reason, "final_screen is null")
+		}
+		is.True(said)
+	}
+}

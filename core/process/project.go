@@ -210,6 +210,16 @@ func captureResultOf(pc *ports.ProcessCapture) *CaptureProcessScenarioResult {
 	for _, n := range pc.Coverage {
 		unknowns = append(unknowns, CaptureUnknown{Scope: n.Scope, Reason: n.Reason})
 	}
+	// The engine's terminal is at least 1x1 once it exists: a 0-column
+	// final screen is one never observed (the launch failed), reported as
+	// null rather than as a screen the program left empty.
+	var final *CaptureRenderedFrame
+	if pc.FinalScreen.Columns > 0 && pc.FinalScreen.Rows > 0 {
+		f := renderedJSON(pc.FinalScreen)
+		final = &f
+	} else {
+		unknowns = append(unknowns, CaptureUnknown{Scope: "terminal", Reason: "no screen was observed (the program never ran in the terminal): terminal.final_screen is null"})
+	}
 	st := pc.Settlement
 	m := pc.Manifest
 	pt := pc.Truncation.Process
@@ -218,7 +228,7 @@ func captureResultOf(pc *ports.ProcessCapture) *CaptureProcessScenarioResult {
 		Executable: CaptureExecutable{SelectedSHA256: core.OptString(pc.Executable.SelectedSHA256), SHA256: core.OptString(pc.Executable.SHA256),
 			Identity: CaptureIdentity{State: pc.Executable.State, Reason: core.OptString(pc.Executable.Reason)}, Size: pc.Executable.Size,
 			Mode: pc.Executable.Mode},
-		Terminal:          CaptureTerminalRecord{Frames: frames, RenderedFrames: rendered, FinalScreen: renderedJSON(pc.FinalScreen)},
+		Terminal:          CaptureTerminalRecord{Frames: frames, RenderedFrames: rendered, FinalScreen: final},
 		InteractionEvents: inter,
 		Exit:              exitJSON(pc.Exit),
 		Settlement:        CaptureSettlement{State: st.State, ElapsedMS: st.ElapsedMS, Remaining: len(st.Remaining), Reason: core.OptString(st.Reason)},

@@ -207,7 +207,7 @@ type CaptureRenderedFrame struct {
 type CaptureTerminalRecord struct {
 	Frames         []CaptureFrame         `json:"frames"`
 	RenderedFrames []CaptureRenderedFrame `json:"rendered_frames"`
-	FinalScreen    CaptureRenderedFrame   `json:"final_screen"`
+	FinalScreen    *CaptureRenderedFrame  `json:"final_screen"` // null when no terminal was observed (the launch failed)
 }
 
 // CaptureInteractionEvent is one dispatched (or failed) scenario event;

@@ -323,6 +323,11 @@ func TestObserveDisconnectKeepsThePartialObservation(t *testing.T) {
 		!strings.Contains(strings.Join(d.Partial.Limitations, "\n"), "went away") {
 		t.Errorf("partial observation: %s", b)
 	}
+	// The remediation says the process ended and what to do about a
+	// process rea did not start.
+	if !strings.Contains(ce.Remediation, "process ended") || !strings.Contains(ce.Remediation, "start it again with --inspect") {
+		t.Errorf("remediation: %q", ce.Remediation)
+	}
 }
 
 // A page lost mid-window fails as disconnected (provider_unavailable), as

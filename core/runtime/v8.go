@@ -229,8 +229,9 @@ func handleObserveRuntime(ctx context.Context, c *core.Call) (any, error) {
 		// A target lost mid-window (disconnected) keeps what was seen
 		// before: the error carries it, as a capture's does.
 		return nil, withPartial(runtimeErr(c.Op.Name, err), err, func(o *ports.RuntimeObservation) any { return normalizeObservation(o, in.RuntimeKind) },
-			"The target went away during the window; details.partial_observation holds what was seen before. "+
-				"Observe again once it runs, with a window that ends before it exits.")
+			"The observed process ended (or closed its inspector) during the window; details.partial_observation holds what it reported before. "+
+				"rea did not start it: read its own output or exit status for the cause, then start it again with --inspect=127.0.0.1:PORT "+
+				"and observe with a window that ends before it exits.")
 	}
 	res := normalizeObservation(o, in.RuntimeKind)
 	return observed(v8ProviderID, "1", envID(o.Runtime), "rea.javascript-runtime-observation/v1", authorityExternal, res, nil), nil

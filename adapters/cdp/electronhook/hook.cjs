@@ -354,6 +354,20 @@ sock.on('data', async (d) => {
     }
   }
 });
+// An application that exits mid-scenario (process.exit, app.exit, app.quit)
+// runs this handler: it writes the snapshot synchronously, since the
+// process ends before an asynchronous write would go out, so rea keeps
+// what was recorded up to the exit. A crash or kill runs no handler.
+process.on('exit', () => {
+  try {
+    const fd = sock._handle && sock._handle.fd;
+    if (!Number.isInteger(fd) || fd < 0) return;
+    const b = Buffer.from('\n' + JSON.stringify(Object.assign({ type: 'snapshot' }, snapshot())) + '\n');
+    for (let off = 0, tries = 0; off < b.length && tries < 10000;) {
+      try { off += require('node:fs').writeSync(fd, b, off); } catch (e) { if (e.code !== 'EAGAIN') return; tries++; }
+    }
+  } catch (_) {}
+});
 const hello = () => out({ type: 'ready', electron_version: String(process.versions.electron || ''), pid: process.pid });
 if (app && app.whenReady) app.whenReady().then(() => setTimeout(hello, 300));
 else hello();

@@ -14,7 +14,8 @@
 // --fake-no-renderer-hook runs no session preloads (a renderer the hook
 // cannot attach to); --fake-freeze-on-deep-link makes the main process
 // spin forever on an open-url deep link (an application that hangs
-// mid-scenario).
+// mid-scenario); --fake-exit-on-deep-link=N makes it exit with code N
+// there, --fake-kill-on-deep-link kill itself with SIGKILL.
 const Module = require('node:module');
 const path = require('node:path');
 const fs = require('node:fs');
@@ -161,6 +162,9 @@ if (hook) require(hook);
 const pkg = JSON.parse(fs.readFileSync(path.join(appDir, 'package.json'), 'utf8'));
 require(path.join(appDir, pkg.main || 'index.js'));
 if (rest.includes('--fake-freeze-on-deep-link')) app.on('open-url', () => { for (;;) {} });
+const exitOn = rest.find((a) => a.startsWith('--fake-exit-on-deep-link='));
+if (exitOn) app.on('open-url', () => process.exit(Number(exitOn.slice(25))));
+if (rest.includes('--fake-kill-on-deep-link')) app.on('open-url', () => process.kill(process.pid, 'SIGKILL'));
 setTimeout(() => {
   ready();
   const flood = rest.find((a) => a.startsWith('--flood='));
