@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -289,7 +290,7 @@ func (r *Run) Start(ctx context.Context, spec Spec) error {
 	closeAll(childEnds)
 	if err != nil {
 		closeAll(ourEnds)
-		return fmt.Errorf("supervisor: start %s: %w", spec.Path, err)
+		return fmt.Errorf("supervisor: start %s: %w%s", spec.Path, err, missingRunner(path, err))
 	}
 
 	// The launcher cannot be reaped before cmd.Wait, so its PID is stable
@@ -437,4 +438,35 @@ func CleanupContext(ctx context.Context, d time.Duration) (context.Context, cont
 		d = DefaultGraceDelay + DefaultWaitDelay + 5*time.Second
 	}
 	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
+// missingRunner explains an exec that failed with "no such file or
+// directory" although the file is there: the kernel could not find what
+// runs it, the interpreter of its #! line or an ELF program's loader. It
+// returns "" for any other failure.
+func missingRunner(path string, err error) string {
+	if !errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	f, oerr := os.Open(path)
+	if oerr != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := f.Read(head)
+	head = head[:n]
+	if line, ok := bytes.CutPrefix(head, []byte("#!")); ok {
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		if fields := strings.Fields(string(line)); len(fields) > 0 {
+			return fmt.Sprintf(" (the file exists: the interpreter its #! line names, %s, does not)", fields[0])
+		}
+		return " (the file exists: its #! line names no interpreter)"
+	}
+	if bytes.HasPrefix(head, []byte("\x7fELF")) {
+		return " (the file exists: the loader it asks for, its ELF interpreter, is not on this machine)"
+	}
+	return ""
 }

@@ -554,6 +554,25 @@ func TestStartFailures(t *testing.T) {
 	is.NoErr(err)
 }
 
+// A script whose #! interpreter is missing fails to start with ENOENT, as a
+// missing file does; the error says the file is there and names the
+// interpreter. Before, it read "fork/exec SCRIPT: no such file or
+// directory", which sends the user looking for the script.
+func TestStartNamesAMissingInterpreter(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "bad.sh")
+	is.NoErr(os.WriteFile(script, []byte("#!/nonexistent/interp -x\necho hi\n"), 0o755))
+	_, err := supervisor.Start(context.Background(), supervisor.Spec{Path: script}, fast(t))
+	is.True(err != nil)
+	is.True(errors.Is(err, os.ErrNotExist))
+	is.True(strings.Contains(err.Error(), "the interpreter its #! line names, /nonexistent/interp, does not"))
+
+	_, err = supervisor.Start(context.Background(), supervisor.Spec{Path: filepath.Join(dir, "none")}, fast(t))
+	is.True(err != nil)
+	is.True(!strings.Contains(err.Error(), "the file exists")) // a missing file is only that
+}
+
 func TestConcurrentCallers(t *testing.T) {
 	is := is.New(t)
 	r, pids := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "3"))

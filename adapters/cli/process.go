@@ -64,9 +64,9 @@ func (c *captureCmd) Run(e *env) error {
 	}
 	var r struct {
 		Terminal struct {
-			FinalScreen struct {
+			FinalScreen *struct {
 				Lines []string `json:"lines"`
-			} `json:"final_screen"`
+			} `json:"final_screen"` // null when no screen was observed (a launch that failed)
 		} `json:"terminal"`
 		Exit struct {
 			Reason   string  `json:"reason"`
@@ -77,7 +77,8 @@ func (c *captureCmd) Run(e *env) error {
 			State string `json:"state"`
 		} `json:"settlement"`
 		Processes struct {
-			Tree []struct {
+			TreeCount *int `json:"tree_count"` // processes in the complete record, when the list is cut
+			Tree      []struct {
 				ID       int    `json:"id"`
 				ParentID int    `json:"parent_id"`
 				Command  string `json:"command"`
@@ -88,7 +89,8 @@ func (c *captureCmd) Run(e *env) error {
 			Port     string `json:"port"`
 		} `json:"ports"`
 		Filesystem struct {
-			Effects []struct {
+			EffectCount *int `json:"effect_count"` // file effects in the complete record, when the list is cut
+			Effects     []struct {
 				Path   string `json:"path"`
 				Effect string `json:"effect"`
 			} `json:"effects"`
@@ -106,13 +108,23 @@ func (c *captureCmd) Run(e *env) error {
 		exit += ", signal " + *r.Exit.Signal
 	}
 	fmt.Fprintf(w, "evidence  %s\nexit      %s (settlement %s)\n", res.Evidence.EvidenceID, exit, r.Settlement.State)
-	lines := r.Terminal.FinalScreen.Lines
-	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	if r.Terminal.FinalScreen == nil {
+		fmt.Fprintln(w, "final screen: not observed")
+	} else {
+		lines := r.Terminal.FinalScreen.Lines
+		for len(lines) > 0 && lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		fmt.Fprintln(w, "final screen:")
+		for _, l := range lines {
+			fmt.Fprintln(w, "  | "+l)
+		}
 	}
-	fmt.Fprintln(w, "final screen:")
-	for _, l := range lines {
-		fmt.Fprintln(w, "  | "+l)
+	// more says how many items of a cut list only the complete record holds.
+	more := func(count *int, listed int, what string) {
+		if count != nil && *count > listed {
+			fmt.Fprintf(w, "  ... and %d more %s (--scenario with \"detail\":\"complete\" lists all)\n", *count-listed, what)
+		}
 	}
 	fmt.Fprintln(w, "processes:")
 	for _, p := range r.Processes.Tree {
@@ -122,6 +134,7 @@ func (c *captureCmd) Run(e *env) error {
 		}
 		fmt.Fprintf(w, "  %d (parent %s) %s\n", p.ID, parent, p.Command)
 	}
+	more(r.Processes.TreeCount, len(r.Processes.Tree), "processes")
 	if len(r.Ports) > 0 {
 		fmt.Fprintln(w, "listening:")
 		for _, p := range r.Ports {
@@ -134,9 +147,12 @@ func (c *captureCmd) Run(e *env) error {
 			changed = append(changed, fmt.Sprintf("  %-9s %s", f.Effect, f.Path))
 		}
 	}
-	if len(changed) > 0 {
+	if len(changed) > 0 || r.Filesystem.EffectCount != nil && *r.Filesystem.EffectCount > len(r.Filesystem.Effects) {
 		fmt.Fprintln(w, "files:")
-		fmt.Fprintln(w, strings.Join(changed, "\n"))
+		if len(changed) > 0 {
+			fmt.Fprintln(w, strings.Join(changed, "\n"))
+		}
+		more(r.Filesystem.EffectCount, len(r.Filesystem.Effects), "file effects")
 	}
 	return nil
 }

@@ -482,6 +482,25 @@ func TestCLICaptureAndTrace(t *testing.T) {
 	noDescendants(t)
 }
 
+// rea capture's text says when the concise capture cut its process list,
+// and how to see every process. Before, it printed the first hundred
+// processes of a 300-process run as if they were all.
+func TestCLICaptureSaysWhatWasCut(t *testing.T) {
+	is := is.New(t)
+	script := "for i in $(seq 1 300); do sleep 0.3 & done; wait; echo done"
+	out, stderr, code := runCLI(t, "capture", "--", "/bin/sh", "-c", script)
+	is.Equal(code, 0)
+	t.Log(stderr)
+	is.True(regexp.MustCompile(`\.\.\. and \d+ more processes \(--scenario with "detail":"complete" lists all\)`).MatchString(out))
+	scenario := filepath.Join(t.TempDir(), "scenario.json")
+	is.NoErr(os.WriteFile(scenario, []byte(`{"detail":"complete"}`), 0o644))
+	out, _, code = runCLI(t, "capture", "--scenario", scenario, "--", "/bin/sh", "-c", script)
+	is.Equal(code, 0)
+	is.True(!strings.Contains(out, "more processes"))
+	is.True(strings.Count(out, "sleep 0.3\n") >= 150) // more than a page lists (sampling may miss some under load)
+	noDescendants(t)
+}
+
 // rea capture on a terminal shows the program's terminal live on stderr, in
 // place of the progress line; the record on stdout is unchanged.
 func TestCLICaptureLiveView(t *testing.T) {
