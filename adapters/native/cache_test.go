@@ -2,6 +2,8 @@ package native_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,4 +116,90 @@ func TestWarmCacheTwoProcesses(t *testing.T) {
 	is.Equal(u.Partitions, 1)
 	_, st := analysisDigest(t, openCached(t, dir, path), false)
 	is.True(st.Cached) // the entry they left is valid
+}
+
+// TestWarmCacheParts: a warm open lists the same procedures and parts of
+// procedures (gcc's f.cold) as a fresh analysis, and answers the same for
+// a parent and its parts: its blocks and value flow (which take the parts
+// in, and end at calls of procedures that do not return), the part's
+// references, and no function at a part's start. The parts fixture
+// (testdata/parts.c), stripped too, and linked statically (glibc's own
+// .cold parts, most of which were judged not to return as procedures of
+// their own before discovery made them parts). TestWarmCache's digest
+// does not look at parts or value flow.
+func TestWarmCacheParts(t *testing.T) {
+	exe, stripped := partsFixture(t, "gcc", "strip", "gcc binutils")
+	static := filepath.Join(t.TempDir(), "parts-static")
+	paths := []string{exe, stripped}
+	if b, err := exec.Command("gcc", "-O2", "-static", "-o", static, filepath.Join("testdata", "parts.c")).CombinedOutput(); err == nil {
+		paths = append(paths, static)
+	} else {
+		t.Logf("no static build (libc.a missing?): %v\n%s", err, b)
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			a, err := native.OpenFile(t.Context(), path) // no cache
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { a.Close(context.Background()) })
+			want := partsDump(t, a)
+			if !strings.Contains(want, "\npart ") {
+				t.Fatalf("%s has no parts:\n%s", path, want)
+			}
+			dir := t.TempDir()
+			for _, open := range []string{"cold", "warm"} {
+				c := openCached(t, dir, path)
+				got := partsDump(t, c)
+				st, err := c.Discovery(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Cached != (open == "warm") {
+					t.Fatalf("%s open: cached %v", open, st.Cached)
+				}
+				if got != want {
+					g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+					for i := range min(len(g), len(w)) {
+						if g[i] != w[i] {
+							t.Fatalf("%s open differs from a fresh analysis at line %d:\n got %.400s\nwant %.400s", open, i, g[i], w[i])
+						}
+					}
+					t.Fatalf("%s open: %d lines, a fresh analysis %d", open, len(g), len(w))
+				}
+			}
+		})
+	}
+}
+
+// partsDump lists a's procedures and parts, and for each part its
+// parent's function and value flow, its references, and what Function
+// says at its start.
+func partsDump(t *testing.T, a *native.Analysis) string {
+	t.Helper()
+	ctx := t.Context()
+	var b strings.Builder
+	procs, err := a.Procedures(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range procs {
+		fmt.Fprintf(&b, "proc %+v\n", p)
+	}
+	parts, err := a.ProcedureParts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pt := range parts {
+		fmt.Fprintf(&b, "part %+v\n", pt)
+		f, err := a.Function(ctx, ports.FunctionRequest{Address: pt.Procedure})
+		fmt.Fprintf(&b, "parent %#x %v %d %+v\n", pt.Procedure, err, f.InstructionCount, f.Blocks)
+		vf, err := a.ValueFlow(ctx, ports.FunctionRequest{Address: pt.Procedure})
+		fmt.Fprintf(&b, "flow %#x %v %d %+v %+v\n", pt.Procedure, err, len(vf.Operations), vf.Parameters, vf.DefUses)
+		refs, err := a.ReferencesFrom(ctx, pt.Start, pt.End)
+		fmt.Fprintf(&b, "refs %#x %v %+v\n", pt.Start, err, refs)
+		_, err = a.Function(ctx, ports.FunctionRequest{Address: pt.Start})
+		fmt.Fprintf(&b, "at part %#x: not found %v\n", pt.Start, errors.Is(err, ports.ErrNotFound))
+	}
+	return b.String()
 }

@@ -303,6 +303,9 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		def(dst...)
 		if len(dst) == 1 && len(args) >= 2 && (name == "MOV" || name == "ADD" || name == "SUB") {
 			arm64FrameArith(&out, name, dst[0], regsOf(args[1]), args[2:])
+			if out.stack.sp == spAlloc {
+				out.stack.n = int64(pc) // names the stack pointer it sets (valueflow_stack.go)
+			}
 			if v, ok := arm64Imm(args[1]); ok && name == "MOV" && strings.HasPrefix(dst[0], "x") {
 				out.constReg, out.constVal = dst[0], v
 			}
@@ -326,6 +329,10 @@ func arm64StackOp(m arm64MemOp) stackOp {
 // address taken into another register ("add x0, sp, #16": the address of
 // a stack argument is a use of it, as lea's is on x86).
 func arm64FrameArith(out *vfSem, name, dst string, src []string, rest []arm64asm.Arg) {
+	if name == "MOV" && dst == "sp" && len(src) == 1 && src[0] != "sp" && src[0] != "x29" && len(rest) == 0 {
+		out.stack = stackOp{sp: spAlloc, reg: src[0]} // mov sp, x8: clang's VLA or alloca
+		return
+	}
 	if len(src) != 1 || (src[0] != "sp" && src[0] != "x29") {
 		return
 	}

@@ -36,8 +36,11 @@ import (
 // stores after it and the argument words of the calls it makes meet
 // ("[esp@0x120f-16]"), while the frame pointer keeps its height from the
 // entry and reads through it still name the procedure's parameters and
-// locals. clang's "mov r11, rsp; sub r11, rax; mov rsp, r11" is not
-// followed: the stack pointer's height is lost there.
+// locals. clang's "mov r11, rsp; sub r11, rax; mov rsp, r11" (AArch64:
+// "mov x8, sp; sub x8, x8, x9; mov sp, x8") starts one at the move: any
+// move of a register other than the frame pointer into the stack pointer
+// does, its value being unknown. gcc's AArch64 "sub sp, sp, x2" of an
+// unknown x2 is not followed: the height is lost there.
 
 // stackOp is what one instruction does to the stack and frame pointers by
 // a known amount.
@@ -57,7 +60,7 @@ const (
 	fpFromSP             // fp = sp + n (in stackOp.fp)
 	spAddReg             // sp += n * reg, reg holding a known constant (AArch64's "mov x12, #0x1390; sub sp, sp, x12")
 	spAlign              // sp &= n ("and esp, -16")
-	spAlloc              // sp -= reg, reg's value unknown (a VLA's "sub esp, eax"); n is the instruction's address
+	spAlloc              // sp -= reg or sp = reg, reg's value unknown (a VLA's "sub esp, eax", "mov rsp, r11"); n is the instruction's address
 )
 
 // height is the stack and frame pointers' offsets from the stack pointer

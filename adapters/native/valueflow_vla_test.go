@@ -17,6 +17,8 @@ import (
 // and its call of nine takes its stack words from the pushes that wrote
 // them: on i386 all nine arguments, on x86-64 the last three. Before, the
 // pushes wrote words named "[esp]" at no place and the call used none.
+// clang moves the stack pointer from another register instead ("mov rsp,
+// r11", "mov sp, x8"), which is followed the same way.
 func TestValueFlowDynamicAllocation(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "frame.c")
@@ -25,17 +27,30 @@ func TestValueFlowDynamicAllocation(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		cc, pkg, opt string
+		target       string // clang's --target, "" for the host
 		words        int
 		params       []string
 	}{
-		{"gcc", "gcc", "-O2", 3, []string{"rdi", "rsi"}},
-		{"i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "-O2", 9, []string{"[esp+4]", "[esp+8]"}},
-		{"i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "-O0", 9, []string{"[esp+4]", "[esp+8]"}},
+		{"gcc", "gcc", "-O2", "", 3, []string{"rdi", "rsi"}},
+		{"i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "-O2", "", 9, []string{"[esp+4]", "[esp+8]"}},
+		{"i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "-O0", "", 9, []string{"[esp+4]", "[esp+8]"}},
+		// clang: "mov r11, rsp; sub r11, rax; mov rsp, r11" and
+		// "mov x8, sp; sub x8, x8, x9; mov sp, x8"
+		{"clang", "clang", "-O2", "", 3, []string{"rdi", "rsi"}},
+		{"clang", "clang", "-O2", "aarch64-linux-gnu", 1, []string{"x0", "x1"}},
 	} {
-		t.Run(tc.cc+tc.opt, func(t *testing.T) {
+		t.Run(tc.cc+tc.target+tc.opt, func(t *testing.T) {
 			needToolPkg(t, tc.cc, tc.pkg)
-			exe := filepath.Join(dir, tc.cc+tc.opt)
-			if b, err := exec.Command(tc.cc, "-g", "-fno-inline", tc.opt, "-o", exe, src).CombinedOutput(); err != nil {
+			exe := filepath.Join(dir, tc.cc+tc.target+tc.opt)
+			args := []string{"-g", "-fno-inline", tc.opt, "-o", exe, src}
+			if tc.target != "" {
+				needToolPkg(t, tc.target+"-gcc", "gcc-"+tc.target) // its sysroot and libraries
+				args = append([]string{"--target=" + tc.target}, args...)
+			}
+			if b, err := exec.Command(tc.cc, args...).CombinedOutput(); err != nil {
+				if tc.target != "" {
+					t.Skipf("%s --target=%s does not link here: %v\n%s", tc.cc, tc.target, err, b)
+				}
 				t.Fatalf("%s: %v\n%s", tc.cc, err, b)
 			}
 			a := openNative(t, exe)
@@ -46,12 +61,13 @@ func TestValueFlowDynamicAllocation(t *testing.T) {
 			texts := instructionTexts(t, a, "vla")
 			var dyn uint64 // the allocation
 			for _, op := range vf.Operations {
-				if text := texts[op.Address]; dyn == 0 && (strings.HasPrefix(text, "sub esp, e") || strings.HasPrefix(text, "sub rsp, r")) {
+				if text := texts[op.Address]; dyn == 0 && (strings.HasPrefix(text, "sub esp, e") || strings.HasPrefix(text, "sub rsp, r") ||
+					strings.HasPrefix(text, "mov rsp, r") && text != "mov rsp, rbp" || strings.HasPrefix(text, "mov sp, x") && text != "mov sp, x29") {
 					dyn = op.Address
 				}
 			}
 			if dyn == 0 {
-				t.Fatalf("vla has no sub of a register from the stack pointer: %v", texts)
+				t.Fatalf("vla has no sub of a register from the stack pointer nor a move of one to it: %v", texts)
 			}
 			nine := procedureNamed(t, a, "nine").Address
 			var call *ports.ValueFlowOperation

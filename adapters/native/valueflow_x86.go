@@ -457,6 +457,10 @@ func x86StackOp(inst x86asm.Inst, args []x86asm.Arg, mode int) stackOp {
 		return stackOp{sp: spFromFP}
 	case op == x86asm.MOV && len(args) == 2 && isFP(args[0]) && isSP(args[1]):
 		return stackOp{fp: fpFromSP}
+	case op == x86asm.MOV && len(args) == 2 && isSP(args[0]):
+		if r, ok := args[1].(x86asm.Reg); ok && !isSP(r) {
+			return stackOp{sp: spAlloc, reg: strings.ToLower(r.String())} // mov rsp, r11: clang's VLA or alloca
+		}
 	case op == x86asm.LEA && len(args) == 2:
 		m, ok := args[1].(x86asm.Mem)
 		if !ok || m.Index != 0 || m.Segment != 0 {

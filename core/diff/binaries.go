@@ -24,9 +24,13 @@ type binSide struct {
 	callers  [][]int        // callers[i]: functions that call funcs[i]
 	lim      []string
 	// symtab says the binary has a symbol table (some procedure was found
-	// through it); names holds every name the binary gives an address.
-	symtab bool
-	names  map[string]bool
+	// through it); names holds every name the binary gives an address;
+	// versioned holds the names that also come with a symbol version
+	// (stderr beside stderr@GLIBC_2.2.5): a shared library's, which the
+	// dynamic symbols give, so a stripped build would too.
+	symtab    bool
+	names     map[string]bool
+	versioned map[string]bool
 	// strs are the binary's string values (nil when the provider lists
 	// none); data are its data sections' SHA-256 digests by name (data.go).
 	strs []string
@@ -136,6 +140,12 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			}
 			if n.Name != "" && !symbolVersioned(n.Name) && !slices.Contains(aliases[n.Address], n.Name) {
 				aliases[n.Address] = append(aliases[n.Address], n.Name)
+			}
+			if symbolVersioned(n.Name) {
+				if s.versioned == nil {
+					s.versioned = map[string]bool{}
+				}
+				s.versioned[n.Name[:strings.IndexByte(n.Name, '@')]] = true
 			}
 			if _, dup := labels[n.Address]; n.Kind == "import" && n.Name != "" && !dup {
 				labels[n.Address] = n.Name

@@ -101,3 +101,29 @@ func TestReadOfSectionEndWithSymbols(t *testing.T) {
 	is.Equal(d.Dimensions["references"].Removed, []string{"stderr"})
 	is.Equal(d.Dimensions["references"].Added, []string{"stdout"})
 }
+
+// TestReadOfSectionEndOneSideStripped: one build has symbols, the other is
+// stripped; say reads stderr in one and stdout in the other. Both names
+// are dynamic symbols (a copy relocation's, versioned stderr@GLIBC_2.2.5
+// beside them), which a stripped build gives too, so neither is left out
+// as a name only the side with symbols gives: the agent sees "removed
+// stderr, added stdout". Before, the side with symbols' name was left out
+// and only the stripped side's showed ("added stdout", nothing removed).
+func TestReadOfSectionEndOneSideStripped(t *testing.T) {
+	is := is.New(t)
+	for _, symbols := range []bool{false, true} { // which side has them: left, right
+		a, b := bssBuild(t, "stderr", !symbols), bssBuild(t, "stdout", symbols)
+		m := newMatcher(a, b, false)
+		_, err := m.run(context.Background())
+		is.NoErr(err)
+		omitted := 0
+		o := compareOptions{calleeName: m.calleeName, symbol: m.symbol, unnamed: m.unnamed, omittedRefs: &omitted}
+		d := compareFacts(a.funcs[0], b.funcs[0], o)
+		is.Equal(d.Dimensions["references"].Status, "unchanged") // tmc
+		d = compareFacts(a.funcs[1], b.funcs[1], o)
+		is.Equal(d.Dimensions["references"].Status, "changed") // say
+		is.Equal(d.Dimensions["references"].Removed, []string{"stderr"})
+		is.Equal(d.Dimensions["references"].Added, []string{"stdout"})
+		is.Equal(omitted, 0)
+	}
+}

@@ -497,7 +497,11 @@ func (m *matcher) symbol(side int, addr uint64, tok string) string {
 }
 
 // unnamed reports a name only this side can give: it has a symbol table,
-// the other side has none and does not give it. A reference to a matched
+// the other side has none and does not give it. A shared library's name
+// (one this side also gives with a symbol version: the copy-relocated
+// stderr) is no such name: the other side's dynamic symbols would give it
+// had that build referenced it, so a read of stderr in one build and of
+// stdout in the other shows both. A reference to a matched
 // function (addr) is given by the other side only when that side names its
 // match: the same name elsewhere on the other side (an import of the name
 // of a local function, as mingw's inline fprintf beside msvcrt's) does not
@@ -518,5 +522,5 @@ func (m *matcher) unnamed(side int, addr uint64, name string) bool {
 		}
 		return other.funcs[j].unnamed()
 	}
-	return !other.names[name]
+	return !other.names[name] && !this.versioned[name]
 }
