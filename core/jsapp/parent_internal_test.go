@@ -50,3 +50,15 @@ func TestSummaryWithoutItsParentSaysWhatToPass(t *testing.T) {
 	is.Equal(e.Details["concise_evidence_id"], string(summary.Evidence.EvidenceID))
 	is.True(e.Details["pass_instead"] != nil)
 }
+
+// TestViewsNameTheInputPath: every view of an application (its summary
+// included, analyze_javascript_application detail "summary") carries the
+// input_path the application records as artifact.path; before, "".
+func TestViewsNameTheInputPath(t *testing.T) {
+	is := is.New(t)
+	parent := &core.Evidence{Operation: "analyze_javascript_application", PredicateType: core.DefaultPredicate,
+		NormalizedResult: json.RawMessage(`{"input_path":"/opt/App/resources/app.asar","format":"asar","graph":{"nodes":[],"edges":[]}}`)}
+	body, err := jsappView(parent, &core.ViewRequest{Kind: "summary"})
+	is.NoErr(err)
+	is.Equal(body.Path, "/opt/App/resources/app.asar")
+}
