@@ -392,7 +392,7 @@ func issuesOf(ve *jsonschema.ValidationError, v any, root *jsonschema.Schema) []
 			}
 			return
 		}
-		out = append(out, issuesFor(e, v)...)
+		out = append(out, issuesFor(e, v, root)...)
 	}
 	walk(ve, nil)
 	if len(out) == 0 {
@@ -485,7 +485,7 @@ func instancePath(loc []string, inst any) []any { // a token is a number only as
 	return append([]any{loc[0]}, instancePath(loc[1:], m[loc[0]])...)
 }
 
-func issuesFor(e *jsonschema.ValidationError, inst any) []Issue {
+func issuesFor(e *jsonschema.ValidationError, inst any, root *jsonschema.Schema) []Issue {
 	base := instancePath(e.InstanceLocation, inst)
 	each := func(names []string, reason, format string, a ...any) (out []Issue) { // an issue at each name; format takes the name first
 		for _, p := range names {
@@ -495,7 +495,14 @@ func issuesFor(e *jsonschema.ValidationError, inst any) []Issue {
 	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
-		return each(k.Properties, ReasonUnknownArgument, "unknown argument %q")
+		out := each(k.Properties, ReasonUnknownArgument, "unknown argument %q")
+		for i, p := range k.Properties {
+			if near := nearestName(p, schemaAt(root, e.SchemaURL, map[*jsonschema.Schema]bool{})); near != "" {
+				out[i].Message += fmt.Sprintf("; did you mean %q?", near)
+				out[i].Expected = near
+			}
+		}
+		return out
 	case *kind.Required:
 		return each(k.Missing, ReasonMissingArgument, "missing required argument %q")
 	case *kind.DependentRequired:
@@ -534,6 +541,48 @@ func issuesFor(e *jsonschema.ValidationError, inst any) []Issue {
 		}
 	}
 	return []Issue{{Path: base, Reason: ReasonInvalidValue, Message: e.Error()}}
+}
+
+// nearestName returns the property s declares (itself or through $ref)
+// that name most likely misspells: the one fewest edits away once case and
+// - for _ are ignored, if at most a third of its length (two at most) and
+// no other is as near; else "".
+func nearestName(name string, s *jsonschema.Schema) string {
+	fold := func(x string) string { return strings.ReplaceAll(strings.ToLower(x), "-", "_") }
+	best, bestD, tie := "", 3, false
+	for ; s != nil; s = s.Ref {
+		for p := range s.Properties {
+			d := editDistance(fold(name), fold(p))
+			if d > min(2, len(p)/3) || d > bestD || d == bestD && p == best {
+				continue
+			}
+			best, tie, bestD = p, d == bestD, d
+		}
+	}
+	if tie {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	row := make([]int, len(b)+1)
+	for j := range row {
+		row[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		prev := row[0]
+		row[0] = i
+		for j := 1; j <= len(b); j++ {
+			cur := row[j]
+			if a[i-1] != b[j-1] {
+				prev++
+			}
+			row[j], prev = min(row[j]+1, row[j-1]+1, prev), cur
+		}
+	}
+	return row[len(b)]
 }
 
 // plain writes r in digits: the validator's messages print 100000000 as

@@ -256,3 +256,51 @@ func TestCompareWebCapturesReportsInsideBefore(t *testing.T) {
 	}
 	is.True(version) // the inline inspection's own complaint: schema_version must be 2
 }
+
+// TestUnknownArgumentSuggestsTheName: an unknown argument close to one the
+// object advertises (an edit or two, case, - for _) is told that name, in
+// the issue (message and expected) and in the remediation; a far one is
+// told none. Before, {"adress":"0x1000"} heard only "unknown argument".
+func TestUnknownArgumentSuggestsTheName(t *testing.T) {
+	c := catalog(t)
+	ref := `{"kind":"retained-evidence","evidence_id":"ev_` + strings.Repeat("a", 64) + `"}`
+	cases := []struct {
+		tool, args string
+		path       []any
+		want       string // the suggested name, or "" for none
+	}{
+		{"read_bytes", `{"adress":"0x1000","length":4}`, []any{"adress"}, "address"},
+		{"analyze_function", `{"procedure":"main","assembly_ofset":2}`, []any{"assembly_ofset"}, "assembly_offset"},
+		{"analyze_function", `{"procedure":"main","Include-Assembly":true}`, []any{"Include-Assembly"}, "include_assembly"},
+		{"inspect_analysis_view", `{"source":` + ref + `,"view":{"kind":"page","collection":"symbols","limt":5}}`, []any{"view", "limt"}, "limit"},
+		{"read_bytes", `{"address":"0x1000","length":4,"bogus":1}`, []any{"bogus"}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.tool+tc.args, func(t *testing.T) {
+			is := is.New(t)
+			op, ok := c.Lookup(tc.tool)
+			is.True(ok)
+			_, err := c.Validate(op, json.RawMessage(tc.args))
+			ce := core.AsError(tc.tool, err)
+			issues := ce.Details["issues"].([]core.Issue)
+			var got *core.Issue
+			for i := range issues {
+				if issues[i].Reason == core.ReasonUnknownArgument && equalPath(issues[i].Path, tc.path) {
+					got = &issues[i]
+				}
+			}
+			if got == nil {
+				t.Fatalf("issues %+v lack unknown %v", issues, tc.path)
+			}
+			advice := ce.Envelope().Error.Remediation.Action
+			if tc.want == "" {
+				is.Equal(got.Expected, nil)
+				is.True(!strings.Contains(got.Message, "did you mean"))
+				return
+			}
+			is.Equal(got.Expected, tc.want)
+			is.True(strings.Contains(got.Message, `did you mean "`+tc.want+`"`)) // the issue says it
+			is.True(strings.Contains(advice, tc.want))                           // and so does the advice
+		})
+	}
+}

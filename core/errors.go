@@ -224,15 +224,29 @@ func InvalidRequest(op string, issues ...Issue) *Error {
 	if len(issues) > 0 {
 		msg = fmt.Sprintf("%s: invalid arguments: %s", op, issueText(issues[0]))
 	}
-	return &Error{Code: CodeInvalidRequest, Message: msg,
-		Details: map[string]any{"operation": op, "issues": issues}}
+	var renames []string // unknown arguments the catalog found a near name for
+	for _, is := range issues {
+		if near, ok := is.Expected.(string); ok && is.Reason == ReasonUnknownArgument {
+			renames = append(renames, issuePath(is)+" to "+near)
+		}
+	}
+	e := &Error{Code: CodeInvalidRequest, Message: msg, Details: map[string]any{"operation": op, "issues": issues}}
+	if len(renames) > 0 {
+		e.Remediation = "Rename " + strings.Join(renames, ", ") + ", correct anything else details.issues lists, and call again."
+	}
+	return e
 }
 
-func issueText(is Issue) string {
+func issuePath(is Issue) string {
 	p := "input"
 	for _, s := range is.Path {
 		p += fmt.Sprintf(".%v", s)
 	}
+	return p
+}
+
+func issueText(is Issue) string {
+	p := issuePath(is)
 	if is.Message != "" {
 		return p + ": " + is.Message
 	}

@@ -43,6 +43,23 @@ func (c *Call) EvidenceAt(path ...any) (*Evidence, error) {
 	return ParseEvidence(b)
 }
 
+// ResolveParent follows concise's parent_evidence_id (parent) to the
+// complete record this connection retains. One it does not hold is
+// evidence_integrity_mismatch (reason missing) whose details name the
+// missing record, the concise one that names it, and what to pass instead.
+func (c *Call) ResolveParent(concise *Evidence, parent string) (*Evidence, error) {
+	if id, err := ParseEvidenceID(parent); err == nil {
+		if ev, ok := c.Session.ledger.Get(id); ok {
+			return ev, nil
+		}
+	}
+	instead := fmt.Sprintf("the complete record %s inline, or the result of %s called again with \"detail\":\"complete\"", parent, concise.Operation)
+	return nil, &Error{Code: CodeEvidenceIntegrityMismatch, Message: fmt.Sprintf("%s: the concise record %s names its complete record %s (parent_evidence_id), which is not in this connection's ledger", c.Op.Name, concise.EvidenceID, parent),
+		Remediation: "Pass " + instead + "; or export_evidence_bundle where it was made, import_evidence_bundle here and pass the concise record again.",
+		Details: map[string]any{"evidence_id": parent, "reason": "missing", "expected": "the complete " + concise.Operation + " record its parent_evidence_id names", "actual": nil,
+			"concise_evidence_id": string(concise.EvidenceID), "pass_instead": instead}}
+}
+
 // argAt returns the argument at path (object keys and array indices).
 func argAt(args map[string]any, path []any) (any, bool) {
 	var v any = args

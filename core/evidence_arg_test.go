@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -176,4 +177,64 @@ func TestRetainComplete(t *testing.T) {
 	full, err := s.Call(ctx, "page_tool", json.RawMessage(`{"n":3,"detail":"complete"}`), nil)
 	is.NoErr(err)
 	is.Equal(full.Evidence.EvidenceID, parent.EvidenceID) // the record a complete call seals
+}
+
+// TestResolveParent: a concise record's parent_evidence_id is followed to
+// the complete record this connection retains; one it does not hold is
+// refused with details naming the missing record, the concise record that
+// names it, and what to pass instead. Before, the details were
+// "expected":"retained-evidence","actual":null, which no caller had sent.
+func TestResolveParent(t *testing.T) {
+	is := is.New(t)
+	open := json.RawMessage(`{"type":"object"}`)
+	ops := []*core.Operation{
+		{Name: "page_tool", Title: "Page", Description: "Pages a result.", Kind: core.KindApplication, Input: open, Result: open,
+			Handler: func(ctx context.Context, c *core.Call) (any, error) {
+				id, err := c.RetainComplete(&core.Observation{Result: map[string]any{"items": []any{1, 2, 3}}, Unbound: true})
+				if err != nil {
+					return nil, err
+				}
+				return &core.Observation{Result: map[string]any{"items": []any{1}, "parent_evidence_id": string(id)}, Unbound: true, Links: []core.EvidenceID{id}}, nil
+			}},
+		{Name: "read_tool", Title: "Read", Description: "Reads a record.", Kind: core.KindApplication, Input: open, Result: open,
+			Handler: func(ctx context.Context, c *core.Call) (any, error) {
+				ev, err := c.EvidenceArg("source")
+				if err != nil {
+					return nil, err
+				}
+				var r struct {
+					Parent string `json:"parent_evidence_id"`
+				}
+				is.NoErr(json.Unmarshal(ev.NormalizedResult, &r))
+				full, err := c.ResolveParent(ev, r.Parent)
+				if err != nil {
+					return nil, err
+				}
+				return &core.Observation{Result: map[string]any{"full": string(full.EvidenceID)}, Unbound: true}, nil
+			}}}
+	cat, err := core.NewCatalog(ops)
+	is.NoErr(err)
+	reg, err := core.NewRegistry(nil, nil)
+	is.NoErr(err)
+	made := core.NewSession(cat, reg, nil)
+	ctx := context.Background()
+	page, err := made.Call(ctx, "page_tool", json.RawMessage(`{}`), nil)
+	is.NoErr(err)
+	parent := string(page.Evidence.EvidenceLinks[0])
+	inline, err := json.Marshal(map[string]any{"source": page.Evidence})
+	is.NoErr(err)
+	got, err := made.Call(ctx, "read_tool", inline, nil) // the connection that made it follows the reference
+	is.NoErr(err)
+	is.True(string(got.Evidence.NormalizedResult) == `{"full":"`+parent+`"}`)
+	_, err = core.NewSession(cat, reg, nil).Call(ctx, "read_tool", inline, nil) // another does not hold the parent
+	var e *core.Error
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeEvidenceIntegrityMismatch)
+	is.Equal(e.Details["reason"], "missing")
+	is.Equal(e.Details["evidence_id"], parent)                                   // what is missing
+	is.Equal(e.Details["concise_evidence_id"], string(page.Evidence.EvidenceID)) // what named it
+	is.True(e.Details["expected"] != "retained-evidence")
+	instead, _ := e.Details["pass_instead"].(string) // what to pass instead
+	is.True(strings.Contains(instead, parent) && strings.Contains(instead, `"detail":"complete"`) && strings.Contains(instead, "page_tool"))
+	is.True(strings.Contains(e.Remediation, instead))
 }

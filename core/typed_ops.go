@@ -381,8 +381,9 @@ type ViewFacts struct {
 	Unknowns         []any        `json:"unknowns"`
 }
 
-// ViewArtifact names the parent's bytes; path is always "" (the path a
-// record was read at stays outside its semantic projection).
+// ViewArtifact names the parent's bytes; path is "" unless the parent's
+// own result records it (the path a record was read at otherwise stays
+// outside its semantic projection).
 type ViewArtifact struct {
 	Path   string  `json:"path"`
 	SHA256 *string `json:"sha256"`

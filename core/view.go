@@ -55,9 +55,12 @@ type ViewBody struct {
 	// Evidence): then the result carries procedure_address, null when the
 	// parent recorded none. Other viewers leave it nil.
 	ProcedureAddress **string
-	Coverage         ViewCoverage
-	Limitations      []string
-	Unknowns         []any
+	// Path is the path the parent's own result records (jsapp's
+	// input_path), the view's artifact.path; "" when it records none.
+	Path        string
+	Coverage    ViewCoverage
+	Limitations []string
+	Unknowns    []any
 }
 
 // ViewCoverage says how much of the parent the view covers.
@@ -182,6 +185,7 @@ func (c *Catalog) projectView(parent *Evidence, view ViewSpec) (*InspectAnalysis
 		ParentEvidenceID: string(parent.EvidenceID),
 		ParentOperation:  parent.Operation,
 		ParentDigest:     strings.TrimPrefix(string(parent.EvidenceID), "ev_"),
+		Artifact:         ViewArtifact{Path: body.Path},
 		Coverage:         body.Coverage,
 		Limitations:      NonNil(body.Limitations),
 		Unknowns:         NonNil(body.Unknowns),
@@ -189,7 +193,8 @@ func (c *Catalog) projectView(parent *Evidence, view ViewSpec) (*InspectAnalysis
 	if s := parent.Subject; s != nil {
 		// The path stays on the record's subject (local_path, outside the
 		// semantic projection): a view of the same bytes read at another
-		// path must have the same ID.
+		// path must have the same ID. Only a path the parent's own result
+		// records (body.Path), already in its ID, is shown.
 		res.Artifact.SHA256 = &s.Digest.SHA256
 	}
 	if body.Part != nil {

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -181,4 +182,44 @@ func TestNativeViews(t *testing.T) {
 	is.Equal(v["coverage"].(map[string]any)["status"], "empty")
 	_, v = bndCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "native", "facet": "procedure"}})
 	is.Equal(v["item"].(map[string]any)["value"].(map[string]any)["name"], "check_license")
+}
+
+// TestViewArtifactPathIsTheParentsRecordedPath: a viewer whose parent
+// records the path it read (jsapp's input_path) gives it, and the view's
+// artifact.path carries it; before, every view said "path":"" beside a
+// summary naming the path. A viewer that gives none keeps "".
+func TestViewArtifactPathIsTheParentsRecordedPath(t *testing.T) {
+	is := is.New(t)
+	open := json.RawMessage(`{"type":"object"}`)
+	fam := core.Family{Name: "paths", Operations: []*core.Operation{
+		{Name: "read_tree", Title: "Read", Description: "Records a path.", Kind: core.KindApplication, Input: open, Result: open,
+			Handler: func(ctx context.Context, c *core.Call) (any, error) {
+				return &core.Observation{Result: map[string]any{"input_path": c.Args["path"]}, Unbound: true}, nil
+			}}},
+		Viewers: map[string]core.Viewer{"read_tree": func(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, error) {
+			var d struct {
+				InputPath string `json:"input_path"`
+			}
+			if err := json.Unmarshal(parent.NormalizedResult, &d); err != nil {
+				return nil, err
+			}
+			return &core.ViewBody{Path: d.InputPath, Coverage: core.WholeCoverage()}, nil
+		}}}
+	cat, err := core.Assemble(core.Kernel(), fam)
+	is.NoErr(err)
+	reg, err := core.NewRegistry(nil, nil)
+	is.NoErr(err)
+	s := core.NewSession(cat, reg, nil)
+	ctx := context.Background()
+	view := func(path string) map[string]any {
+		parent, err := s.Call(ctx, "read_tree", json.RawMessage(`{"path":"`+path+`"}`), nil)
+		is.NoErr(err)
+		v, err := s.Call(ctx, "inspect_analysis_view", json.RawMessage(`{"source":{"kind":"retained-evidence","evidence_id":"`+string(parent.Evidence.EvidenceID)+`"},"view":{"kind":"summary"}}`), nil)
+		is.NoErr(err)
+		var r map[string]any
+		is.NoErr(json.Unmarshal(v.Evidence.NormalizedResult, &r))
+		return r["artifact"].(map[string]any)
+	}
+	is.Equal(view("/opt/App/app.asar")["path"], "/opt/App/app.asar")
+	is.Equal(view("")["path"], "")
 }

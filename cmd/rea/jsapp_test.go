@@ -560,13 +560,15 @@ func TestJSAppSummaryRetainsParent(t *testing.T) {
 	s2 := jaSession(t)
 	sum := jaCall(t, s2, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron", "detail": "summary"})
 	var v struct {
-		Parent  string         `json:"parent_evidence_id"`
-		Summary map[string]any `json:"summary"`
-		View    map[string]any `json:"view"`
+		Parent   string         `json:"parent_evidence_id"`
+		Summary  map[string]any `json:"summary"`
+		View     map[string]any `json:"view"`
+		Artifact map[string]any `json:"artifact"`
 	}
 	is.NoErr(json.Unmarshal(sum.NormalizedResult, &v))
 	is.Equal(v.View["kind"], "summary")
-	is.Equal(v.Parent, string(full.EvidenceID)) // the retained parent is the complete analysis
+	is.Equal(v.Artifact["path"], "testdata/jsapp/electron") // the path given, as summary.input_path says; before, ""
+	is.Equal(v.Parent, string(full.EvidenceID))             // the retained parent is the complete analysis
 	is.Equal(sum.EvidenceLinks, []core.EvidenceID{full.EvidenceID})
 	parent, ok := s2.Ledger().Get(full.EvidenceID)
 	is.True(ok)

@@ -45,7 +45,7 @@ func checkEvidenceInput(c *core.Call, ev *core.Evidence, ops []string) (*core.Ev
 		}
 		_ = json.Unmarshal(ev.NormalizedResult, &probe)
 		if probe.Graph == nil && probe.Parent != "" {
-			parent, err := c.Resolve(core.EvidenceID(probe.Parent))
+			parent, err := c.ResolveParent(ev, probe.Parent)
 			if err != nil {
 				return nil, err
 			}

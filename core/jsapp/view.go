@@ -62,7 +62,7 @@ func jsappView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, er
 		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch, Message: "inspect_analysis_view: the parent is not a complete analyze_javascript_application result",
 			Details: map[string]any{"evidence_id": string(parent.EvidenceID), "reason": "wrong_operation", "expected": "complete analyze_javascript_application result", "actual": "other"}}
 	}
-	body := &core.ViewBody{Limitations: append([]string{}, d.Limitations...)}
+	body := &core.ViewBody{Path: d.InputPath, Limitations: append([]string{}, d.Limitations...)}
 	switch req.Kind {
 	case "summary":
 		var semCov any

@@ -98,7 +98,7 @@ func captureArg(c *core.Call, name string) (ev *core.Evidence, d *captureDoc, no
 	if d.Parent != "" {
 		// A concise capture: its frames are changes and excerpts, so the
 		// comparison reads the complete record it names.
-		full, err := c.Resolve(core.EvidenceID(d.Parent))
+		full, err := c.ResolveParent(ev, d.Parent)
 		var ce *core.Error
 		switch {
 		case err == nil:

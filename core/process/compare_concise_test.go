@@ -150,6 +150,9 @@ func TestCompareRefusesACutConciseCaptureSayingWhatToPass(t *testing.T) {
 	is.Equal(ce.Code, core.CodeEvidenceIntegrityMismatch)
 	is.Equal(ce.Details["reason"], "missing")
 	is.Equal(ce.Details["complete_evidence_id"], page.Parent)
+	is.Equal(ce.Details["evidence_id"], page.Parent)                                         // what is missing
+	is.Equal(ce.Details["concise_evidence_id"], string(concise.Evidence.EvidenceID))         // what named it
+	is.True(strings.Contains(fmt.Sprint(ce.Details["pass_instead"]), "detail\":\"complete")) // what to pass instead
 	is.True(strings.Contains(ce.Message, "output frames"))                                   // what was cut
 	is.True(strings.Contains(ce.Remediation, "rea://evidence/"+page.Parent))                 // the complete record
 	is.True(strings.Contains(ce.Remediation, "\"detail\":\"complete\""))                     // or a complete result

@@ -75,6 +75,16 @@ func TestCompleteEvidenceFollowsASummary(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(params[0], params[1]) // every form is recorded as the parent's reference
 
+	// Another connection does not hold the parent: the refusal names it, the
+	// summary that named it, and what to pass instead.
+	_, err = core.NewSession(cat, reg, nil).Call(ctx, "read_tool", json.RawMessage(`{"layers":[{"analysis":`+string(inline)+`}]}`), nil)
+	var missing *core.Error
+	is.True(errors.As(err, &missing))
+	is.Equal(missing.Details["reason"], "missing")
+	is.Equal(missing.Details["evidence_id"], id)
+	is.Equal(missing.Details["concise_evidence_id"], string(summary.Evidence.EvidenceID))
+	is.True(missing.Details["pass_instead"] != nil)
+
 	other, err := s.Call(ctx, "other_tool", json.RawMessage(`{"parent":"`+id+`"}`), nil)
 	is.NoErr(err)
 	for _, tc := range []struct {

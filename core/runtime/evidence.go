@@ -85,7 +85,7 @@ func completeEvidence(c *core.Call, ev *core.Evidence, full string) (*core.Evide
 	if _, has := probe[full]; has || json.Unmarshal(probe["parent_evidence_id"], &parent) != nil || parent == "" {
 		return ev, nil
 	}
-	p, err := c.Resolve(core.EvidenceID(parent))
+	p, err := c.ResolveParent(ev, parent)
 	if err != nil {
 		return nil, err
 	}
