@@ -60,7 +60,11 @@ type inventoryCmd struct {
 func (c *inventoryCmd) Run(e *env) error {
 	s := e.session()
 	defer s.Close(context.WithoutCancel(e.ctx))
-	res, err := e.call(s, "inventory_artifact", c.args())
+	// The whole graph: the CLI writes it to stdout, which no response
+	// budget bounds (MCP answers concisely by default).
+	args := c.args()
+	args["detail"] = "complete"
+	res, err := e.call(s, "inventory_artifact", args)
 	if err != nil {
 		return err
 	}

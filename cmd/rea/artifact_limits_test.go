@@ -21,7 +21,7 @@ func TestArchiveLargerThanEntryLimitOpens(t *testing.T) {
 	app := filepath.Join(dir, "app.asar")
 	writeASAR(t, app, entries)
 	s := jaSession(t)
-	ev := jaCall(t, s, "inventory_artifact", map[string]any{"path": app, "max_entry_bytes": 1000})
+	ev := jaCall(t, s, "inventory_artifact", map[string]any{"path": app, "max_entry_bytes": 1000, "detail": "complete"})
 	if got := decodeInventory(t, ev); len(got.Occurrences) != 5 {
 		t.Fatalf("want the root and 4 files, got %d occurrences", len(got.Occurrences))
 	}
