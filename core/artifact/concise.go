@@ -190,3 +190,45 @@ func completeParams(args map[string]any) map[string]any {
 	params["detail"] = detailComplete
 	return params
 }
+
+// conciseExtractionItems is the most artifacts (and selected occurrence
+// IDs) an extraction's answer lists. Before, extracting a 20k-file ASAR
+// wrote every file and then failed with resource_constraint (12.9 MB)
+// without saying where the files were.
+const conciseExtractionItems = 1000
+
+// conciseExtraction returns obs unchanged when its extraction lists at
+// most conciseExtractionItems files. Otherwise the complete result is
+// sealed and retained, and the answer lists the first files and selected
+// IDs, names the complete record as parent_evidence_id, and says that every
+// file is under output_root.
+func conciseExtraction(c *core.Call, obs *core.Observation) (*core.Observation, error) {
+	full := obs.Result.(*ExtractArtifactResult)
+	files, selected := len(full.Artifacts), len(full.ExtractionManifest.SelectedOccurrenceIDs)
+	if files <= conciseExtractionItems && selected <= conciseExtractionItems {
+		return obs, nil
+	}
+	ev, err := c.Seal(c.Op, c.Args, obs)
+	if err == nil {
+		_, err = c.Retain(ev)
+	}
+	res := *full
+	res.Artifacts = full.Artifacts[:min(files, conciseExtractionItems)]
+	res.ExtractionManifest.SelectedOccurrenceIDs = full.ExtractionManifest.SelectedOccurrenceIDs[:min(selected, conciseExtractionItems)]
+	note := fmt.Sprintf("All %d files were written under output_root (%s); artifacts lists the first %d and extraction_manifest.selected_occurrence_ids the first %d of %d",
+		files, full.OutputRoot, len(res.Artifacts), len(res.ExtractionManifest.SelectedOccurrenceIDs), selected)
+	if err != nil {
+		note += "; the complete result could not be retained (" + err.Error() + ")."
+	} else {
+		id := string(ev.EvidenceID)
+		res.ParentEvidenceID = &id
+		note += "; the complete result is retained as parent_evidence_id."
+	}
+	res.Limitations = append([]string{note}, full.Limitations...)
+	out := *obs
+	out.Result, out.Limitations = &res, res.Limitations
+	if err == nil {
+		out.Links = append(out.Links, ev.EvidenceID)
+	}
+	return &out, nil
+}

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
+
+	"rea/core"
 )
 
 // TestConciseInventoryAndInspection checks that inventory_artifact and
@@ -87,4 +90,38 @@ func TestConciseInventoryAndInspection(t *testing.T) {
 	is.Equal(c["status"], "equal")
 	is.Equal(c["left"].(map[string]any)["entries"], float64(entries))
 	is.Equal(c["right"].(map[string]any)["entries"], float64(entries))
+}
+
+// TestLargeExtractionSaysWhereTheFilesAre checks that an extraction of more
+// than 1000 files answers with the first 1000, says that every file is
+// under output_root (naming it), and retains the complete result. Before,
+// extracting a 20k-file ASAR wrote every file and then failed with
+// resource_constraint (12.9 MB) without saying where they were.
+func TestLargeExtractionSaysWhereTheFilesAre(t *testing.T) {
+	is := is.New(t)
+	s := artSession(t)
+	dir := t.TempDir()
+	const files = 1001
+	for i := range files {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d.txt", i)), []byte(fmt.Sprint(i)), 0o644)
+	}
+	r, ev := mustCall(t, s, "extract_artifact", map[string]any{"path": dir})
+	root := r["output_root"].(string)
+	t.Cleanup(func() { os.RemoveAll(root) })
+	is.Equal(len(r["artifacts"].([]any)), 1000)
+	is.Equal(len(r["extraction_manifest"].(map[string]any)["selected_occurrence_ids"].([]any)), 1000)
+	note := r["limitations"].([]any)[0].(string)
+	is.True(strings.Contains(note, "All 1001 files were written under output_root ("+root+")"))
+	last, err := os.ReadFile(filepath.Join(root, "f1000.txt"))
+	is.NoErr(err)
+	is.Equal(string(last), "1000")
+	parent := r["parent_evidence_id"].(string)
+	is.Equal(string(ev.EvidenceLinks[len(ev.EvidenceLinks)-1]), parent)
+	full, err := s.Ledger().Resolve(core.EvidenceID(parent))
+	is.NoErr(err)
+	var complete struct {
+		Artifacts []any `json:"artifacts"`
+	}
+	is.NoErr(json.Unmarshal(full.NormalizedResult, &complete))
+	is.Equal(len(complete.Artifacts), files) // the complete record lists every file
 }

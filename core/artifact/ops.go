@@ -229,7 +229,7 @@ func handleExtractArtifact(ctx context.Context, c *core.Call) (any, error) {
 	}
 	res.Provenance = g.provenance()
 	res.Limitations = append(res.Limitations, lims...)
-	return &core.Observation{Result: res, Limitations: res.Limitations, Unbound: unbound}, nil
+	return conciseExtraction(c, &core.Observation{Result: res, Limitations: res.Limitations, Unbound: unbound})
 }
 
 // InspectArtifactResult is inspect_artifact's result.

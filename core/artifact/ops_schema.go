@@ -173,7 +173,8 @@ func extractSchema() json.RawMessage {
   "cleanup":{"type":"object","additionalProperties":false,"required":["attempted","verified","residual_paths"],
    "properties":{"attempted":{"type":"boolean"},"verified":{"type":"boolean"},"residual_paths":{"$ref":"#/$defs/strings"}}},
   "provenance":{"$ref":"#/$defs/provenance"},"limitations":{"$ref":"#/$defs/strings"},
-  "integrity_contradictions":{"$ref":"#/$defs/contradictions","description":"Contradictions of the extracted files; their observed bytes were written."}},
+  "integrity_contradictions":{"$ref":"#/$defs/contradictions","description":"Contradictions of the extracted files; their observed bytes were written."},
+  "parent_evidence_id":{"type":"string","pattern":"^ev_[0-9a-f]{64}$","description":"When more than 1000 files were written: the retained complete result (artifacts and selected_occurrence_ids list the first 1000)."}},
  ` + artifactDefs + `}`)
 }
 
