@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -33,9 +34,10 @@ func TestArchiveLargerThanEntryLimitOpens(t *testing.T) {
 	}
 }
 
-// rea inventory's default --max-entries is sized for a mid-size app (the
-// MCP tool keeps the contract's 10000): an archive of 10,001 files
-// inventories from the CLI without flags.
+// The default max_entries is sized for a mid-size app, over the CLI and
+// MCP alike (one default, 100,000): an archive of 10,001 files inventories
+// without flags from both. Before, the MCP tool defaulted to 10,000 and
+// stopped it with truncated.
 func TestCLIInventoryDefaultEntriesFitMidSizeApp(t *testing.T) {
 	var entries []asar.WriteEntry
 	for i := range 10001 {
@@ -47,8 +49,11 @@ func TestCLIInventoryDefaultEntriesFitMidSizeApp(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "10001 of 10001 files verified") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	e := jaCallErr(t, jaSession(t), t.Context(), "inventory_artifact", map[string]any{"path": app})
-	if e == nil || e.Details["limit"] != "max_entries" {
-		t.Fatalf("the MCP default: got %v", e)
+	ev := jaCall(t, jaSession(t), "inventory_artifact", map[string]any{"path": app, "limit": 1})
+	var r struct {
+		Page struct{ Total int } `json:"page"`
+	}
+	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil || r.Page.Total != 10002 {
+		t.Fatalf("the MCP default: %v, %d entries", err, r.Page.Total)
 	}
 }

@@ -125,3 +125,22 @@ func TestLargeExtractionSaysWhereTheFilesAre(t *testing.T) {
 	is.NoErr(json.Unmarshal(full.NormalizedResult, &complete))
 	is.Equal(len(complete.Artifacts), files) // the complete record lists every file
 }
+
+// TestDefaultEntryLimitIsTheCLIs: a call that sets no max_entries gets the
+// limit rea inventory uses, 100,000, so an application of more than
+// 10,000 entries is read over MCP as on the command line. Before, MCP
+// defaulted to 10,000 (truncated) where rea inventory read 100,000.
+func TestDefaultEntryLimitIsTheCLIs(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	for d := range 11 {
+		sub := filepath.Join(dir, fmt.Sprint("d", d))
+		os.MkdirAll(sub, 0o755)
+		for i := range 1000 {
+			os.WriteFile(filepath.Join(sub, fmt.Sprint(i)), nil, 0o644)
+		}
+	}
+	r, _ := mustCall(t, artSession(t), "inventory_artifact", map[string]any{"path": dir, "limit": 1})
+	is.Equal(r["limits"].(map[string]any)["max_entries"], float64(100000))
+	is.Equal(r["page"].(map[string]any)["total"], float64(11000+11+1))
+}

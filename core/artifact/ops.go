@@ -662,7 +662,7 @@ func exampleInventoryEvidence(content string) *core.Evidence {
 	if err != nil {
 		panic("core: compare_artifacts example: " + err.Error())
 	}
-	params, _ := core.CanonicalJSON(map[string]any{"path": "main.js", "integrity_policy": IntegrityFail, "max_entries": 10000,
+	params, _ := core.CanonicalJSON(map[string]any{"path": "main.js", "integrity_policy": IntegrityFail, "max_entries": 100000,
 		"max_total_bytes": 1 << 30, "max_entry_bytes": 256 << 20, "max_compression_ratio": 1000, "max_depth": 20, "max_path_bytes": 4096})
 	norm, _ := core.CanonicalJSON(g.inventory())
 	ev := &core.Evidence{Operation: "inventory_artifact", Provider: core.ProviderRef{ID: "rea", Name: "rea"}, Parameters: params,

@@ -89,7 +89,7 @@ const artifactDefs = `"$defs":{
 // artifactInputProps are the inputs every artifact-reading operation takes.
 const artifactInputProps = `"path":{"type":"string","minLength":1,"maxLength":4096,"description":"The artifact to read: a directory, an ASAR (with its .asar.unpacked companion beside it), a ZIP, APK, IPA, JAR, MSIX or APPX, or any file; absolute or relative to the server's working directory. Default: the open target."},
  "integrity_policy":{"enum":["fail","record-and-continue"],"default":"fail","description":"fail (default): a file contradicting the hash its container declares fails the call. record-and-continue: the contradiction is recorded in integrity_contradictions and the bytes quarantined (a contradicted nested ASAR is not expanded); verified siblings continue."},
- "max_entries":{"type":"integer","minimum":1,"maximum":1000000,"default":10000,"description":"Most occurrences the graph may hold, else truncated."},
+ "max_entries":{"type":"integer","minimum":1,"maximum":1000000,"default":100000,"description":"Most occurrences the graph may hold, else truncated."},
  "max_total_bytes":{"type":"integer","minimum":1,"maximum":17179869184,"default":1073741824,"description":"Most bytes read in total (after decompression), else truncated."},
  "max_entry_bytes":{"type":"integer","minimum":1,"maximum":4294967296,"default":268435456,"description":"Most bytes of one entry, else truncated."},
  "max_compression_ratio":{"type":"integer","minimum":1,"maximum":100000,"default":1000,"description":"Most uncompressed bytes per stored byte of a compressed entry (ZIP bombs), else truncated."},
