@@ -644,9 +644,11 @@ func compareExamples() []json.RawMessage {
 		}
 		return string(raw)
 	}
+	// The references first: rea tools prints the first example, and the
+	// inline form (two whole records, 3 KB) buried the call's shape.
 	return []json.RawMessage{
-		json.RawMessage(`{"left":` + inline(a) + `,"right":` + inline(b) + `}`),
 		json.RawMessage(`{"left":` + ref(a) + `,"right":` + ref(b) + `,"max_differences":100}`),
+		json.RawMessage(`{"left":` + inline(a) + `,"right":` + inline(b) + `}`),
 	}
 }
 
