@@ -78,11 +78,14 @@ func (providersCmd) Run(e *env) error {
 		Configured           bool     `json:"configured"`
 		Available            bool     `json:"available"`
 		Detail               string   `json:"detail"`
-		Operations           []string `json:"operations"`
+		Role                 string   `json:"role,omitempty"`       // an external engine's: what rea uses it for
+		Operations           []string `json:"operations,omitempty"` // a provider's; left out for an external engine
 		CapabilitiesDeclared bool     `json:"capabilities_declared"`
 	}
 	var engines []engine
+	registered := map[string]bool{}
 	for _, p := range e.opts.Registry.Providers() {
+		registered[p.Info().ID] = true
 		info := p.Info()
 		av := p.Availability(e.ctx)
 		ops, declared := providerOperations(e.opts.Catalog, p)
@@ -98,10 +101,15 @@ func (providersCmd) Run(e *env) error {
 	}
 	if e.opts.Engines != nil {
 		for _, in := range e.opts.Engines(e.ctx) {
-			// No operation of this build drives an external engine yet; the
-			// families that do will list theirs here.
+			if registered[in.Engine] {
+				continue // a registered provider (Ghidra, Hopper): its line above says it
+			}
+			// The operations that drive an external engine (Chromium for
+			// the browser tools, gdbserver for tracing) are not declared
+			// per engine: its role says what it is for, rather than a
+			// count of 0.
 			engines = append(engines, engine{ID: in.Engine, Name: in.Name, Kind: "external_engine", Version: in.Version,
-				Configured: in.Configured, Available: in.Available, Detail: in.Detail, Operations: []string{}, CapabilitiesDeclared: true})
+				Configured: in.Configured, Available: in.Available, Detail: in.Detail, Role: in.Role, CapabilitiesDeclared: true})
 		}
 	}
 	if e.g.Format == "json" {
@@ -114,7 +122,14 @@ func (providersCmd) Run(e *env) error {
 	tw := tabwriter.NewWriter(e.opts.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ENGINE\tKIND\tCONFIGURED\tAVAILABLE\tOPERATIONS\tDETAIL")
 	for _, en := range engines {
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%d\t%s\n", en.ID, en.Kind, en.Configured, en.Available, len(en.Operations), en.Detail)
+		ops, detail := fmt.Sprint(len(en.Operations)), en.Detail
+		if en.Kind == "external_engine" {
+			ops = "-"
+			if en.Role != "" {
+				detail = "for " + en.Role + ": " + detail
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%s\t%s\n", en.ID, en.Kind, en.Configured, en.Available, ops, detail)
 	}
 	return tw.Flush()
 }

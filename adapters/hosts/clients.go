@@ -270,11 +270,19 @@ func (l *location) marker(env Env) string {
 	return ""
 }
 
+// codexStartupTimeout is the startup_timeout_sec rea writes for Codex
+// (PROVIDERS.md §4.2): Codex's own default (10 s) can pass before a first
+// start through npx has fetched the package.
+const codexStartupTimeout = int64(30)
+
 // desired is the entry rea writes for want.
 func (l *location) desired(want Entry) fields {
 	args := want.args()
-	if l.shape == shapeVSCode {
+	switch {
+	case l.shape == shapeVSCode:
 		return fields{{"type", "stdio"}, {"command", want.Command}, {"args", args}}
+	case l.client.ID == "codex":
+		return fields{{"command", want.Command}, {"args", args}, {"startup_timeout_sec", codexStartupTimeout}}
 	}
 	return fields{{"command", want.Command}, {"args", args}}
 }

@@ -123,7 +123,7 @@ func entryFor(f file, cmd string) []byte {
 	q, _ := json.Marshal(cmd)
 	switch {
 	case f.client == "codex":
-		return []byte("[mcp_servers.rea]\ncommand = " + string(q) + "\nargs = [\"serve\"]\n")
+		return []byte("[mcp_servers.rea]\ncommand = " + string(q) + "\nargs = [\"serve\"]\nstartup_timeout_sec = 30\n")
 	case f.client == "vscode" && f.scope == hosts.ScopeUser:
 		return []byte(`{"mcp": {"servers": {"rea": {"type": "stdio", "command": ` + string(q) + `, "args": ["serve"]}}}}`)
 	case f.client == "vscode":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -439,9 +440,13 @@ func (l *location) classify(c config, ferr *FileError, want Entry, p *prober) (R
 		if fd.key == "command" || fd.key == "args" {
 			continue
 		}
-		if got, _ := f.value[fd.key].(string); got != fd.val {
+		if !sameValue(f.value[fd.key], fd.val) {
 			r.Status, r.Reason = StatusStale, ReasonOtherShape
-			r.Detail = fmt.Sprintf("%q should be %q", fd.key, fd.val)
+			want := fmt.Sprintf("%q", fd.val)
+			if n, ok := fd.val.(int64); ok {
+				want = strconv.FormatInt(n, 10)
+			}
+			r.Detail = fmt.Sprintf("%q should be %s", fd.key, want)
 			return r, f
 		}
 	}
@@ -464,4 +469,21 @@ func (l *location) classify(c config, ferr *FileError, want Entry, p *prober) (R
 		r.Detail += fmt.Sprintf(" (the same file as %s)", want.Command)
 	}
 	return r, f
+}
+
+// sameValue reports whether a value read from a configuration file is the
+// string or integer rea writes (a TOML integer decodes as int64, a JSON
+// number as float64).
+func sameValue(got, want any) bool {
+	if w, ok := want.(int64); ok {
+		switch g := got.(type) {
+		case int64:
+			return g == w
+		case float64:
+			return g == float64(w)
+		}
+		return false
+	}
+	g, ok := got.(string)
+	return ok && g == want
 }

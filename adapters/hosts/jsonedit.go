@@ -17,7 +17,7 @@ type fields []field
 
 type field struct {
 	key string
-	val any // string, []string or fields
+	val any // string, []string, int64 (TOML only) or fields
 }
 
 // ShapeError is a document that parses but does not have the shape rea

@@ -79,3 +79,39 @@ func TestCodexLayouts(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexStartupTimeout: rea setup writes startup_timeout_sec = 30 into
+// Codex's entry (PROVIDERS.md §4.2), and an entry an earlier rea wrote
+// without it is stale until setup adds it, keeping the user's other
+// settings, comments and sub-tables. Before, setup wrote no timeout, and
+// Codex's default could pass before a first npx start answered.
+func TestCodexStartupTimeout(t *testing.T) {
+	is := is.New(t)
+	f := files[3]
+	h := newHome(t)
+	h.write(f, []byte("model = \"m\" # mine\n\n[mcp_servers.rea]\ncommand = "+`"`+h.want.Command+`"`+"\nargs = [\"serve\"]\n\n[mcp_servers.rea.env]\nREA_LOG = \"debug\"\n\n[mcp_servers.other]\ncommand = \"x\"\nstartup_timeout_sec = 5\n"))
+	r := h.inspect(f, nil)
+	is.Equal(r.Status, hosts.StatusStale)
+	is.True(strings.Contains(r.Detail, `"startup_timeout_sec" should be 30`))
+	plan, err := hosts.PlanSetup(h.env, h.want, &hosts.SetupOptions{Options: *opts(f)})
+	is.NoErr(err)
+	is.Equal(plan.Actions[0].Kind, hosts.ActionUpdate)
+	_, err = hosts.Apply(plan)
+	is.NoErr(err)
+	after := string(h.read(f))
+	is.True(strings.Contains(after, "[mcp_servers.rea]\ncommand = "))
+	is.True(strings.Contains(after, "args = [\"serve\"]\nstartup_timeout_sec = 30\n"))
+	is.True(strings.Contains(after, "model = \"m\" # mine"))                                            // the user's settings stay
+	is.True(strings.Contains(after, "REA_LOG = \"debug\""))                                             // and rea's env sub-table
+	is.True(strings.Contains(after, "[mcp_servers.other]\ncommand = \"x\"\nstartup_timeout_sec = 5\n")) // and another server's timeout
+	is.Equal(h.inspect(f, nil).Status, hosts.StatusAligned)
+
+	// A new entry gets the timeout with it.
+	h2 := newHome(t)
+	h2.write(f, []byte("model = \"m\"\n"))
+	plan, err = hosts.PlanSetup(h2.env, h2.want, &hosts.SetupOptions{Options: *opts(f)})
+	is.NoErr(err)
+	_, err = hosts.Apply(plan)
+	is.NoErr(err)
+	is.True(strings.Contains(string(h2.read(f)), "startup_timeout_sec = 30\n"))
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -178,6 +179,8 @@ func tomlValue(v any) string {
 			parts[i] = tomlQuote(s)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
+	case int64:
+		return strconv.FormatInt(v, 10)
 	}
 	panic(fmt.Sprintf("hosts: cannot render %T as TOML", v)) // programmer error
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ func TestArchiveLargerThanEntryLimitOpens(t *testing.T) {
 	app := filepath.Join(dir, "app.asar")
 	writeASAR(t, app, entries)
 	s := jaSession(t)
-	ev := jaCall(t, s, "inventory_artifact", map[string]any{"path": app, "max_entry_bytes": 1000})
+	ev := jaCall(t, s, "inventory_artifact", map[string]any{"path": app, "max_entry_bytes": 1000, "detail": "complete"})
 	if got := decodeInventory(t, ev); len(got.Occurrences) != 5 {
 		t.Fatalf("want the root and 4 files, got %d occurrences", len(got.Occurrences))
 	}
@@ -33,9 +34,10 @@ func TestArchiveLargerThanEntryLimitOpens(t *testing.T) {
 	}
 }
 
-// rea inventory's default --max-entries is sized for a mid-size app (the
-// MCP tool keeps the contract's 10000): an archive of 10,001 files
-// inventories from the CLI without flags.
+// The default max_entries is sized for a mid-size app, over the CLI and
+// MCP alike (one default, 100,000): an archive of 10,001 files inventories
+// without flags from both. Before, the MCP tool defaulted to 10,000 and
+// stopped it with truncated.
 func TestCLIInventoryDefaultEntriesFitMidSizeApp(t *testing.T) {
 	var entries []asar.WriteEntry
 	for i := range 10001 {
@@ -47,8 +49,11 @@ func TestCLIInventoryDefaultEntriesFitMidSizeApp(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "10001 of 10001 files verified") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	e := jaCallErr(t, jaSession(t), t.Context(), "inventory_artifact", map[string]any{"path": app})
-	if e == nil || e.Details["limit"] != "max_entries" {
-		t.Fatalf("the MCP default: got %v", e)
+	ev := jaCall(t, jaSession(t), "inventory_artifact", map[string]any{"path": app, "limit": 1})
+	var r struct {
+		Page struct{ Total int } `json:"page"`
+	}
+	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil || r.Page.Total != 10002 {
+		t.Fatalf("the MCP default: %v, %d entries", err, r.Page.Total)
 	}
 }

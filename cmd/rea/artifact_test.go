@@ -144,7 +144,7 @@ func TestArtifactGraphWithRealContainers(t *testing.T) {
 	app := filepath.Join(dir, "App", "resources", "app.asar")
 	writeASAR(t, app, appASAR())
 
-	ev, _ := evidence(t, call(t, cs, "inventory_artifact", map[string]any{"path": filepath.Join(dir, "App")}))
+	ev, _ := evidence(t, call(t, cs, "inventory_artifact", map[string]any{"path": filepath.Join(dir, "App"), "detail": "complete"}))
 	inv := decodeInventory(t, ev)
 	is.Equal(inv.Manifest.RootFormat, "directory")
 	for p, want := range map[string][2]string{
@@ -179,7 +179,7 @@ func TestArtifactGraphWithRealContainers(t *testing.T) {
 		"assets/app.asar.unpacked/build/addon.node": elfAddon(),
 		"assets/inner.zip":                          []byte("PK\x05\x06" + strings.Repeat("\x00", 18)),
 	})
-	ev, _ = evidence(t, call(t, cs, "inventory_artifact", map[string]any{"path": apk}))
+	ev, _ = evidence(t, call(t, cs, "inventory_artifact", map[string]any{"path": apk, "detail": "complete"}))
 	inv = decodeInventory(t, ev)
 	is.Equal(inv.Manifest.RootFormat, "apk")
 	status, kind, _, sha, ok := inv.occ("assets/app.asar/build/addon.node")
@@ -221,7 +221,7 @@ func TestArtifactIntegrityThroughASAR(t *testing.T) {
 		is.Equal(code, core.CodeArtifactIntegrityMismatch)
 		is.Equal(details["logical_path"], "main.js")
 		is.Equal(details["unpacked"], false)
-		ev, _ := evidence(t, call(t, cs, "inventory_artifact", map[string]any{"path": flipped, "integrity_policy": "record-and-continue"}))
+		ev, _ := evidence(t, call(t, cs, "inventory_artifact", map[string]any{"path": flipped, "integrity_policy": "record-and-continue", "detail": "complete"}))
 		inv := decodeInventory(t, ev)
 		is.Equal(len(inv.Contradictions), 1)
 		status, _, _, _, _ := inv.occ("main.js")

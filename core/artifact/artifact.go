@@ -50,8 +50,14 @@ type Limits struct {
 	MaxPathBytes        int   `json:"max_path_bytes"`
 }
 
+// defaultArtifactLimits are the limits a call that sets none gets, over
+// MCP and the CLI alike. max_entries is 100,000: a mid-size Electron
+// application holds tens of thousands of entries, the graph's memory is
+// charged to the budgets whatever the count, and the answer no longer
+// grows with it (concise.go); at 10,000, MCP stopped such an application
+// with truncated where rea inventory (100,000) read it.
 var defaultArtifactLimits = Limits{
-	MaxEntries: 10000, MaxTotalBytes: 1 << 30, MaxEntryBytes: 256 << 20,
+	MaxEntries: 100000, MaxTotalBytes: 1 << 30, MaxEntryBytes: 256 << 20,
 	MaxCompressionRatio: 1000, MaxDepth: 20, MaxPathBytes: 4096,
 }
 

@@ -196,8 +196,8 @@ func TestArtifactIDsDoNotDependOnLocation(t *testing.T) {
 	s := artSession(t)
 	a := appTree(t, t.TempDir())
 	b := appTree(t, filepath.Join(t.TempDir(), "elsewhere", "copy"))
-	ra, eva := mustCall(t, s, "inventory_artifact", map[string]any{"path": a})
-	rb, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": b})
+	ra, eva := mustCall(t, s, "inventory_artifact", map[string]any{"path": a, "detail": "complete"})
+	rb, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": b, "detail": "complete"})
 	ja, _ := json.Marshal(ra)
 	jb, _ := json.Marshal(rb)
 	is.Equal(string(ja), string(jb)) // every ID, hash and record
@@ -221,7 +221,7 @@ func TestArtifactIDsDoNotDependOnLocation(t *testing.T) {
 
 	// A changed byte changes the file's, its directory's and the root's IDs.
 	os.WriteFile(filepath.Join(b, "bin", "helper.dll"), []byte(peDLL()+"x"), 0o644)
-	rc, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": b})
+	rc, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": b, "detail": "complete"})
 	is.True(rc["manifest"].(map[string]any)["root_artifact_id"] != ra["manifest"].(map[string]any)["root_artifact_id"])
 }
 
@@ -229,7 +229,7 @@ func TestArtifactNestedContainersAndClassification(t *testing.T) {
 	is := is.New(t)
 	s := artSession(t)
 	dir := appTree(t, t.TempDir())
-	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir})
+	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir, "detail": "complete"})
 	g, occ, nodes := decodeGraph(t, ev)
 
 	// The ASAR in the directory is expanded, its unpacked add-on verified.
@@ -316,7 +316,7 @@ func TestArtifactRootContainers(t *testing.T) {
 		fakeEntry{Path: "assets/other.zip", Data: string(fakeBox("zip"))},
 		fakeEntry{Path: "classes.dex", Data: "dex\n035\x00"},
 	), 0o644)
-	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": zipPath})
+	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": zipPath, "detail": "complete"})
 	g, occ, _ := decodeGraph(t, ev)
 	is.Equal(g.Manifest["root_format"], "zip")
 	is.Equal(occ["."]["entry_kind"], "file")
@@ -329,7 +329,7 @@ func TestArtifactRootContainers(t *testing.T) {
 	// A plain file is a one-occurrence graph.
 	plain := filepath.Join(dir, "notes.txt")
 	os.WriteFile(plain, []byte("hello"), 0o644)
-	_, ev = mustCall(t, s, "inventory_artifact", map[string]any{"path": plain})
+	_, ev = mustCall(t, s, "inventory_artifact", map[string]any{"path": plain, "detail": "complete"})
 	g, occ, nodes := decodeGraph(t, ev)
 	is.Equal(len(g.Occurrences), 1)
 	is.Equal(nodeAt(t, occ, nodes, ".")["sha256"], sum256("hello"))
@@ -357,7 +357,7 @@ func TestIntegrityPolicyFail(t *testing.T) {
 	is := is.New(t)
 	s := artSession(t)
 	p := integrityFixture(t, elfSO(), true)
-	_, _, e := artCall(t, s, context.Background(), "inventory_artifact", map[string]any{"path": p})
+	_, _, e := artCall(t, s, context.Background(), "inventory_artifact", map[string]any{"path": p, "detail": "complete"})
 	is.True(e != nil)
 	is.Equal(e.Code, core.CodeArtifactIntegrityMismatch)
 	is.Equal(e.Details["logical_path"], "b.js")
@@ -382,7 +382,7 @@ func TestIntegrityPolicyRecordAndContinue(t *testing.T) {
 	is := is.New(t)
 	s := artSession(t)
 	p := integrityFixture(t, elfSO()+"SIGNED", true)
-	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "integrity_policy": "record-and-continue"})
+	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "integrity_policy": "record-and-continue", "detail": "complete"})
 	g, occ, _ := decodeGraph(t, ev)
 	is.Equal(occ["a.js"]["hash_status"], "verified") // verified siblings continue
 	is.Equal(occ["b.js"]["hash_status"], "mismatched")
@@ -426,7 +426,7 @@ func TestIntegrityQuarantinesNestedASAR(t *testing.T) {
 		fakeEntry{Path: "app.asar", Data: nested, SHA: sum256("something else")},
 		fakeEntry{Path: "ok.asar", Data: nested, SHA: sum256(nested)},
 	), 0o644)
-	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "integrity_policy": "record-and-continue"})
+	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "integrity_policy": "record-and-continue", "detail": "complete"})
 	_, occ, _ := decodeGraph(t, ev)
 	_, opened := occ["app.asar/evil.js"]
 	is.True(!opened) // a contradicted nested ASAR stays opaque
@@ -442,7 +442,7 @@ func TestMissingUnpackedCompanion(t *testing.T) {
 	t.Run("record-and-continue/inventory_artifact", func(t *testing.T) {
 		is := is.New(t)
 		p := integrityFixture(t, "", false)
-		_, ev := mustCall(t, artSession(t), "inventory_artifact", map[string]any{"path": p, "integrity_policy": "record-and-continue"})
+		_, ev := mustCall(t, artSession(t), "inventory_artifact", map[string]any{"path": p, "integrity_policy": "record-and-continue", "detail": "complete"})
 		g, occ, _ := decodeGraph(t, ev)
 		is.Equal(occ["native/addon.node"]["hash_status"], "unavailable")
 		is.Equal(occ["native/addon.node"]["artifact_id"], nil)
@@ -529,7 +529,7 @@ func TestArtifactCancelled(t *testing.T) {
 	dir := appTree(t, t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _, e := artCall(t, s, ctx, "inventory_artifact", map[string]any{"path": dir})
+	_, _, e := artCall(t, s, ctx, "inventory_artifact", map[string]any{"path": dir, "detail": "complete"})
 	is.Equal(e.Code, core.CodeCancelled)
 	recs, _ := s.Ledger().Len()
 	is.Equal(recs, 0) // nothing recorded
@@ -572,7 +572,7 @@ func TestExtractArtifact(t *testing.T) {
 	is.Equal(ev.Operation, "extract_artifact")
 
 	// Selected occurrences only.
-	inv, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir})
+	inv, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir, "detail": "complete"})
 	var id string
 	for _, o := range inv["occurrences"].([]any) {
 		if m := o.(map[string]any); m["logical_path"] == "resources/app.asar/main.js" {
@@ -695,7 +695,7 @@ func TestJavaScriptBundleOrPlainScript(t *testing.T) {
 		node{path: "src/tiny.js", data: "export const add = (a, b) => a + b;\n"},
 		node{path: "lib/stub.js", data: "module.exports=require(\"./lib/index.js\");"},
 	)
-	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir})
+	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir, "detail": "complete"})
 	_, occ, nodes := decodeGraph(t, ev)
 	for p, want := range map[string]string{
 		"main.js": "file", "lib/esm.mjs": "file", "src/long.js": "file", "dist/small.min.js": "javascript-bundle",
@@ -733,7 +733,7 @@ func TestContainerFailureSaysItOnce(t *testing.T) {
 		{escape, `inventory_artifact: unsafe entry name in zip at "../evil.sh": unsafe name`},
 	} {
 		is := is.New(t)
-		_, _, e := artCall(t, s, context.Background(), "inventory_artifact", map[string]any{"path": c.path})
+		_, _, e := artCall(t, s, context.Background(), "inventory_artifact", map[string]any{"path": c.path, "detail": "complete"})
 		is.True(e != nil)
 		is.Equal(e.Code, core.CodeArtifactOperationFailed)
 		is.Equal(e.Message, c.want)
@@ -755,7 +755,7 @@ func TestMisnamedASARIsSaidSo(t *testing.T) {
 	s := artSession(t)
 	for _, c := range []struct{ path, logical string }{{app, "resources/app.asar"}, {root, "."}} {
 		is := is.New(t)
-		r, _, e := artCall(t, s, context.Background(), "inventory_artifact", map[string]any{"path": c.path})
+		r, _, e := artCall(t, s, context.Background(), "inventory_artifact", map[string]any{"path": c.path, "detail": "complete"})
 		is.True(e == nil)
 		var occ map[string]any
 		for _, o := range r["occurrences"].([]any) {
@@ -810,7 +810,7 @@ func TestEscapingLinkIsNamed(t *testing.T) {
 	os.WriteFile(p, fakeBox("zip", fakeEntry{Path: "a/out", Kind: "symlink", Link: "../../etc/passwd"},
 		fakeEntry{Path: "a/abs", Kind: "symlink", Link: "/etc/passwd"}, fakeEntry{Path: "a/in", Kind: "symlink", Link: "../b"},
 		fakeEntry{Path: "b", Data: "x"}), 0o644)
-	r, _, e := artCall(t, artSession(t), context.Background(), "inventory_artifact", map[string]any{"path": p})
+	r, _, e := artCall(t, artSession(t), context.Background(), "inventory_artifact", map[string]any{"path": p, "detail": "complete"})
 	is.True(e == nil)
 	lims := map[string][]any{}
 	for _, o := range r["occurrences"].([]any) {

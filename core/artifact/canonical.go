@@ -478,6 +478,9 @@ func graphDigest(nodes []Node, occs []Occurrence, edges []Edge, ics []Contradict
 // graph was sealed with when it has one (the same bytes, written once),
 // else the fields encoded on every core.
 func (r *InventoryArtifactResult) AppendCanonicalJSON(b []byte) []byte {
+	if r.Summary != nil {
+		return r.appendConcise(b)
+	}
 	if r.text != nil {
 		if len(b) == 0 {
 			return r.text[:len(r.text):len(r.text)]
@@ -502,18 +505,31 @@ func (r *InventoryArtifactResult) appendText(b []byte) ([]byte, textMarks) {
 	var marks textMarks
 	var bufs chunkBufs
 	emit := func(p []byte) { b = append(b, p...) }
+	// An empty graph list (nodes, occurrences, edges: a one-file
+	// artifact has no edges) is left out, as encoding/json leaves out
+	// these omitempty fields (the concise form has none of them); its
+	// span is empty.
+	b = append(b, '{')
 	list := func(key string, n int, isNil bool, item func([]byte, int) []byte) [2]int {
-		b = append(b, key...)
+		omit := n == 0 && key != `"integrity_contradictions":`
+		if !omit {
+			if b[len(b)-1] != '{' {
+				b = append(b, ',')
+			}
+			b = append(b, key...)
+		}
 		start := len(b)
-		if isNil {
+		switch {
+		case omit:
+		case isNil:
 			b = append(b, "null"...)
-		} else {
+		default:
 			streamList(n, item, emit, &bufs)
 		}
 		return [2]int{start, len(b)}
 	}
-	marks.edges = list(`{"edges":`, len(r.Edges), r.Edges == nil, func(b []byte, i int) []byte { return r.Edges[i].AppendCanonicalJSON(b) })
-	marks.ics = list(`,"integrity_contradictions":`, len(r.IntegrityContradictions), r.IntegrityContradictions == nil,
+	marks.edges = list(`"edges":`, len(r.Edges), r.Edges == nil, func(b []byte, i int) []byte { return r.Edges[i].AppendCanonicalJSON(b) })
+	marks.ics = list(`"integrity_contradictions":`, len(r.IntegrityContradictions), r.IntegrityContradictions == nil,
 		func(b []byte, i int) []byte { return r.IntegrityContradictions[i].AppendCanonicalJSON(b) })
 	b = append(b, `,"limitations":`...)
 	if r.Limitations == nil {
@@ -556,8 +572,8 @@ func (r *InventoryArtifactResult) appendText(b []byte) ([]byte, textMarks) {
 	b = append(b, `,"schema_version":`...)
 	b = strconv.AppendInt(b, int64(m.SchemaVersion), 10)
 	b = append(b, '}')
-	marks.nodes = list(`,"nodes":`, len(r.Nodes), r.Nodes == nil, func(b []byte, i int) []byte { return r.Nodes[i].AppendCanonicalJSON(b) })
-	marks.occs = list(`,"occurrences":`, len(r.Occurrences), r.Occurrences == nil, func(b []byte, i int) []byte { return r.Occurrences[i].AppendCanonicalJSON(b) })
+	marks.nodes = list(`"nodes":`, len(r.Nodes), r.Nodes == nil, func(b []byte, i int) []byte { return r.Nodes[i].AppendCanonicalJSON(b) })
+	marks.occs = list(`"occurrences":`, len(r.Occurrences), r.Occurrences == nil, func(b []byte, i int) []byte { return r.Occurrences[i].AppendCanonicalJSON(b) })
 	p := &r.Provenance
 	b = append(b, `,"provenance":{"integrity_policy":`...)
 	b = appendStr(b, p.IntegrityPolicy)
@@ -616,6 +632,9 @@ func (r *InventoryArtifactResult) sealText(manifestID func(graphSHA string) stri
 		span [2]int
 	}{{`{"edges":`, m.edges}, {`,"integrity_contradictions":`, m.ics}, {`,"nodes":`, m.nodes}, {`,"occurrences":`, m.occs}} {
 		h.Write([]byte(part.key))
+		if part.span[0] == part.span[1] {
+			h.Write([]byte("[]")) // a list left out of the text is empty in the digest
+		}
 		h.Write(text[part.span[0]:part.span[1]])
 	}
 	h.Write([]byte{'}'})

@@ -85,13 +85,21 @@ func entryViews(nodes []Node, occs []Occurrence, edges []Edge) []Entry {
 // InventoryArtifactResult is inventory_artifact's result.
 type InventoryArtifactResult struct {
 	Manifest                InventoryArtifactResultManifest   `json:"manifest"`
-	Nodes                   []Node                            `json:"nodes"`
-	Occurrences             []Occurrence                      `json:"occurrences"`
-	Edges                   []Edge                            `json:"edges"`
+	Nodes                   []Node                            `json:"nodes,omitempty"`       // complete form (always written there, [] when empty)
+	Occurrences             []Occurrence                      `json:"occurrences,omitempty"` // complete form
+	Edges                   []Edge                            `json:"edges,omitempty"`       // complete form
 	Limits                  Limits                            `json:"limits"`
 	Provenance              InventoryArtifactResultProvenance `json:"provenance"`
 	IntegrityContradictions []Contradiction                   `json:"integrity_contradictions"`
 	Limitations             []string                          `json:"limitations"`
+
+	// The concise form (the default, concise.go): the summary, a page of
+	// entries and the retained complete record, in place of the graph's
+	// lists.
+	Summary          *ArtifactSummary `json:"summary,omitempty"`
+	Entries          []Entry          `json:"entries,omitempty"` // always written in the concise form, [] when the page is empty
+	Page             *ArtifactPage    `json:"page,omitempty"`
+	ParentEvidenceID *string          `json:"parent_evidence_id,omitempty"`
 
 	text []byte // the canonical form the graph was sealed with, when it was
 }

@@ -91,7 +91,7 @@ func TestCompareArtifacts(t *testing.T) {
 	is.Equal(d["."].Classification, "changed")
 	is.Equal(d["."].Aspects, []string{"content"})
 	is.Equal(cev.Confidence, core.ConfidenceDerived)
-	is.Equal(len(cev.EvidenceLinks), 2)
+	is.Equal(len(cev.EvidenceLinks), 4) // both concise inventories and the complete graphs they retained
 
 	// A contradiction is never unchanged: the same contradicted tree on both sides.
 	r, _ = mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(rev), "right": ref(rev)})
@@ -123,8 +123,12 @@ func TestCompareIncompleteIsNeverEqual(t *testing.T) {
 	box := fakeBox("zip", fakeEntry{Path: "secret", Data: "x", Encrypted: true}, fakeEntry{Path: "plain", Data: "p"})
 	p := filepath.Join(t.TempDir(), "a.zip")
 	os.WriteFile(p, box, 0o644)
-	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": p})
-	_, occ, _ := decodeGraph(t, ev)
+	// The concise inventory says it (its summary's verdict), and
+	// compare_artifacts reads its retained complete graph.
+	r0, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": p})
+	is.Equal(r0["summary"].(map[string]any)["integrity"], "incomplete")
+	_, full := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "detail": "complete"})
+	_, occ, _ := decodeGraph(t, full)
 	is.Equal(occ["secret"]["hash_status"], "unavailable")
 	is.Equal(occ["secret"]["encrypted"], true)
 	is.Equal(occ["secret"]["artifact_id"], nil)

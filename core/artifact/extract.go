@@ -62,6 +62,7 @@ type ExtractArtifactResult struct {
 	Provenance              InventoryArtifactResultProvenance       `json:"provenance"`
 	Limitations             []string                                `json:"limitations"`
 	IntegrityContradictions []Contradiction                         `json:"integrity_contradictions"`
+	ParentEvidenceID        *string                                 `json:"parent_evidence_id,omitempty"` // when the lists were cut (conciseExtraction)
 }
 
 // extractionPath is where an item is written under the output root: its

@@ -25,11 +25,11 @@ func opInventoryArtifact() *core.Operation {
 		Name: "inventory_artifact", Title: "Inventory Artifact", Kind: core.KindArtifactProvider,
 		Effects: core.Effects{MutatesSession: true, Idempotent: true},
 		Description: "Build the artifact graph of a directory, an ASAR, a ZIP (APK, IPA, JAR, MSIX, APPX) or any file: every entry with its content " +
-			"hash, format and kind (ELF, PE, Mach-O and universal, JavaScript, source map, plist, package.json, .node add-ons), nodes, " +
-			"occurrences and edges with content IDs (the same tree at two paths has the same IDs). Every declared integrity hash is " +
+			"hash, format and kind (ELF, PE, Mach-O and universal, JavaScript, source map, plist, package.json, .node add-ons). Answers with " +
+			"counts and a page of entries, the complete graph (nodes, occurrences, edges) retained. Every declared integrity hash is " +
 			"verified, unpacked ASAR files included. Root containers and ASARs found in a directory or a root ZIP are expanded; other " +
 			"nested containers are recorded. Limits bound entries, bytes, compression ratio, depth and path length (truncated beyond them).",
-		Input:  core.InputSchema(nil, artifactInputProps),
+		Input:  core.InputSchema(nil, artifactInputProps, artifactPageProps),
 		Result: inventorySchema(),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"path":"/opt/App/resources/app.asar"}`),
 			json.RawMessage(`{"path":"build/app-release.apk","integrity_policy":"record-and-continue","max_entries":50000}`)},
@@ -41,10 +41,10 @@ func opInspectArtifact() *core.Operation {
 	return &core.Operation{
 		Name: "inspect_artifact", Title: "Inspect Artifact", Kind: core.KindArtifactProvider,
 		Effects: core.Effects{MutatesSession: true, Idempotent: true},
-		Description: "Inventory an artifact (recording that inventory_artifact Evidence too) and summarize it: every entry with its content facts, " +
+		Description: "Inventory an artifact (recording that inventory_artifact Evidence too) and summarize it: entries with their content facts, " +
 			"source-map and container relations, integrity contradictions, containers left unexplored, hypotheses and next probes " +
 			"(for example extracting native add-ons). Takes the same inputs as inventory_artifact.",
-		Input:    core.InputSchema(nil, artifactInputProps),
+		Input:    core.InputSchema(nil, artifactInputProps, artifactPageProps),
 		Result:   inspectSchema(),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"path":"/opt/App/resources","integrity_policy":"record-and-continue"}`)},
 		Handler:  handleInspectArtifact,
@@ -164,12 +164,41 @@ func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	p, err := pageInputOf(c.Op.Name, in)
+	if err != nil {
+		return nil, err
+	}
 	req.ResultOnly = true
 	g, err := Build(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	return &core.Observation{Result: g.inventory(), Limitations: g.Limitations, Locations: artifactLocations(g), Unbound: unbound}, nil
+	obs := &core.Observation{Result: g.inventory(), Limitations: g.Limitations, Locations: artifactLocations(g), Unbound: unbound}
+	if p.complete {
+		return obs, nil
+	}
+	// The complete graph is retained as a "detail":"complete" call
+	// records it; the answer is its summary and a page of entries.
+	full := obs.Result.(*InventoryArtifactResult)
+	parent, note := "", ""
+	ev, err := c.Seal(c.Op, completeParams(c.Args), obs)
+	if err == nil {
+		_, err = c.Retain(ev)
+	}
+	if err != nil {
+		note = "The complete inventory could not be retained (" + err.Error() + "); call with \"detail\":\"complete\" for every entry, or page through them with offset."
+	} else {
+		parent = string(ev.EvidenceID)
+		note = "Concise inventory: the summary and entries from offset; page with offset and limit, or read the complete graph (nodes, occurrences, edges) as parent_evidence_id (compare_artifacts reads it) or with \"detail\":\"complete\"."
+	}
+	res := full.concise(p, parent)
+	res.Limitations = append([]string{note}, res.Limitations...)
+	out := *obs
+	out.Result, out.Limitations = res, res.Limitations
+	if parent != "" {
+		out.Links = []core.EvidenceID{ev.EvidenceID}
+	}
+	return &out, nil
 }
 
 func handleExtractArtifact(ctx context.Context, c *core.Call) (any, error) {
@@ -200,7 +229,7 @@ func handleExtractArtifact(ctx context.Context, c *core.Call) (any, error) {
 	}
 	res.Provenance = g.provenance()
 	res.Limitations = append(res.Limitations, lims...)
-	return &core.Observation{Result: res, Limitations: res.Limitations, Unbound: unbound}, nil
+	return conciseExtraction(c, &core.Observation{Result: res, Limitations: res.Limitations, Unbound: unbound})
 }
 
 // InspectArtifactResult is inspect_artifact's result.
@@ -208,6 +237,8 @@ type InspectArtifactResult struct {
 	SchemaVersion        int                                        `json:"schema_version"`
 	InspectionID         string                                     `json:"inspection_id"`
 	Subject              InspectArtifactResultSubject               `json:"subject"`
+	Summary              ArtifactSummary                            `json:"summary"`
+	Page                 ArtifactPage                               `json:"page"` // of observations and their derived_relationships
 	Substeps             []InspectArtifactResultSubstep             `json:"substeps"`
 	Observations         []Entry                                    `json:"observations"`
 	DerivedRelationships []InspectArtifactResultDerivedRelationship `json:"derived_relationships"`
@@ -297,6 +328,10 @@ func handleInspectArtifact(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	p, err := pageInputOf(c.Op.Name, in)
+	if err != nil {
+		return nil, err
+	}
 	g, err := Build(ctx, req)
 	if err != nil {
 		return nil, err
@@ -310,22 +345,31 @@ func handleInspectArtifact(ctx context.Context, c *core.Call) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: inventory_artifact is not in the catalog", c.Op.Name)
 	}
-	ev, err := c.Seal(inv, c.Args, &core.Observation{Result: g.inventory(), Limitations: g.Limitations, Locations: artifactLocations(g), Unbound: unbound})
+	ev, err := c.Seal(inv, completeParams(c.Args), &core.Observation{Result: g.inventory(), Limitations: g.Limitations, Locations: artifactLocations(g), Unbound: unbound})
 	if err != nil {
 		return nil, err
 	}
 	if _, err := c.Retain(ev); err != nil {
 		return nil, err
 	}
-	res := g.inspection(string(ev.EvidenceID), in.Path)
+	res := g.inspection(string(ev.EvidenceID), in.Path, p)
 	return &core.Observation{Result: res, Limitations: res.Limitations, Links: []core.EvidenceID{ev.EvidenceID}, Locations: artifactLocations(g),
 		Unbound: unbound, Confidence: core.ConfidenceDerived}, nil
 }
 
 // inspection summarizes a graph.
-func (g *Graph) inspection(invID string, pathArg string) *InspectArtifactResult {
+func (g *Graph) inspection(invID string, pathArg string, p pageInput) *InspectArtifactResult {
 	views := entryViews(g.Nodes, g.Occurrences, g.Edges)
-	r := &InspectArtifactResult{SchemaVersion: artifactSchemaVersion, Observations: views, EvidenceLinks: []string{invID},
+	if p.complete {
+		p.limit = max(len(views), 1)
+	}
+	page, pg := pageOf(views, p)
+	listed := map[string]bool{}
+	for _, v := range page {
+		listed[v.LogicalPath] = true
+	}
+	r := &InspectArtifactResult{SchemaVersion: artifactSchemaVersion, Observations: page, EvidenceLinks: []string{invID},
+		Summary: summarize(views, g.Occurrences, g.Contradictions), Page: pg,
 		Subject: InspectArtifactResultSubject{RootArtifactID: g.Manifest.RootArtifactID, RootSHA256: g.Manifest.RootSHA256, RootFormat: g.Manifest.RootFormat,
 			ManifestID: g.Manifest.ManifestID, GraphSHA256: g.Manifest.GraphSHA256, OccurrenceCount: g.Manifest.OccurrenceCount, InventoryEvidenceID: invID},
 		DerivedRelationships: []InspectArtifactResultDerivedRelationship{}, Hypotheses: []InspectArtifactResultHypothese{}, Contradictions: []InspectArtifactResultContradiction{},
@@ -404,6 +448,9 @@ func (g *Graph) inspection(invID string, pathArg string) *InspectArtifactResult 
 			continue
 		}
 		from := pathOf[e.OccurrenceID]
+		if !listed[from] {
+			continue // concise: the relations of the page's entries
+		}
 		to := path.Clean(strings.TrimSuffix(from, ".map"))
 		r.DerivedRelationships = append(r.DerivedRelationships, InspectArtifactResultDerivedRelationship{Relation: e.Relation, From: from, To: to, EdgeID: e.EdgeID})
 	}
@@ -509,6 +556,12 @@ func handleCompareArtifacts(ctx context.Context, c *core.Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if full, err := completeSide(c, ev); err != nil {
+			return nil, err
+		} else if full != ev {
+			links = append(links, ev.EvidenceID)
+			ev = full
+		}
 		if sides[i], err = compareSideOf(op, name, ev); err != nil {
 			return nil, err
 		}
@@ -525,6 +578,39 @@ func handleCompareArtifacts(ctx context.Context, c *core.Call) (any, error) {
 	slices.Sort(links)
 	links = slices.Compact(links)
 	return &core.Observation{Result: res, Limitations: res.Limitations, Links: links, Unbound: true, Confidence: core.ConfidenceDerived}, nil
+}
+
+// completeSide is the complete record behind a concise one: a concise
+// inventory's parent_evidence_id, or the inventory_evidence_id of an
+// inspection that lists a page of its entries. Other records are returned
+// as they are.
+func completeSide(c *core.Call, ev *core.Evidence) (*core.Evidence, error) {
+	switch ev.Operation {
+	case "inventory_artifact":
+		return completeInventory(c, ev)
+	case "inspect_artifact":
+		var probe struct {
+			Subject struct {
+				InventoryEvidenceID string `json:"inventory_evidence_id"`
+			} `json:"subject"`
+			Page *ArtifactPage `json:"page"`
+		}
+		if json.Unmarshal(ev.NormalizedResult, &probe) != nil || probe.Page == nil || (probe.Page.Offset == 0 && !probe.Page.HasMore) {
+			return ev, nil
+		}
+		inv, err := c.Resolve(core.EvidenceID(probe.Subject.InventoryEvidenceID))
+		if err != nil {
+			return nil, err
+		}
+		if inv.Operation != "inventory_artifact" {
+			return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
+				Message:     fmt.Sprintf("%s: evidence %s: wrong operation (expected inventory_artifact, got %s)", c.Op.Name, inv.EvidenceID, inv.Operation),
+				Remediation: "Pass the complete inventory, inline or as a retained reference.",
+				Details:     map[string]any{"evidence_id": string(inv.EvidenceID), "reason": "wrong_operation", "expected": "inventory_artifact", "actual": inv.Operation}}
+		}
+		return inv, nil
+	}
+	return ev, nil
 }
 
 // resolveEvidenceArg returns the Evidence an argument names: a retained
@@ -558,9 +644,11 @@ func compareExamples() []json.RawMessage {
 		}
 		return string(raw)
 	}
+	// The references first: rea tools prints the first example, and the
+	// inline form (two whole records, 3 KB) buried the call's shape.
 	return []json.RawMessage{
-		json.RawMessage(`{"left":` + inline(a) + `,"right":` + inline(b) + `}`),
 		json.RawMessage(`{"left":` + ref(a) + `,"right":` + ref(b) + `,"max_differences":100}`),
+		json.RawMessage(`{"left":` + inline(a) + `,"right":` + inline(b) + `}`),
 	}
 }
 
@@ -576,7 +664,7 @@ func exampleInventoryEvidence(content string) *core.Evidence {
 	if err != nil {
 		panic("core: compare_artifacts example: " + err.Error())
 	}
-	params, _ := core.CanonicalJSON(map[string]any{"path": "main.js", "integrity_policy": IntegrityFail, "max_entries": 10000,
+	params, _ := core.CanonicalJSON(map[string]any{"path": "main.js", "integrity_policy": IntegrityFail, "max_entries": 100000,
 		"max_total_bytes": 1 << 30, "max_entry_bytes": 256 << 20, "max_compression_ratio": 1000, "max_depth": 20, "max_path_bytes": 4096})
 	norm, _ := core.CanonicalJSON(g.inventory())
 	ev := &core.Evidence{Operation: "inventory_artifact", Provider: core.ProviderRef{ID: "rea", Name: "rea"}, Parameters: params,
@@ -585,4 +673,31 @@ func exampleInventoryEvidence(content string) *core.Evidence {
 		panic("core: compare_artifacts example: " + err.Error())
 	}
 	return ev
+}
+
+// completeInventory is the complete inventory a concise one names: when
+// ev's result lists no nodes and carries parent_evidence_id, that record,
+// resolved in this connection's ledger (Call.ResolveParent says what to
+// pass when it is not held) and made by the same operation (else
+// evidence_integrity_mismatch, reason wrong_operation). core/runtime
+// follows an analysis summary to its parent by the same rule.
+func completeInventory(c *core.Call, ev *core.Evidence) (*core.Evidence, error) {
+	var probe struct {
+		Nodes  json.RawMessage `json:"nodes"`
+		Parent string          `json:"parent_evidence_id"`
+	}
+	if json.Unmarshal(ev.NormalizedResult, &probe) != nil || probe.Nodes != nil || probe.Parent == "" {
+		return ev, nil
+	}
+	p, err := c.ResolveParent(ev, probe.Parent)
+	if err != nil {
+		return nil, err
+	}
+	if p.Operation != ev.Operation {
+		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
+			Message:     fmt.Sprintf("evidence %s: wrong operation (expected %s, got %s)", p.EvidenceID, ev.Operation, p.Operation),
+			Remediation: "Pass the complete record, inline or as a retained reference.",
+			Details:     map[string]any{"evidence_id": string(p.EvidenceID), "reason": "wrong_operation", "expected": ev.Operation, "actual": p.Operation}}
+	}
+	return p, nil
 }

@@ -30,6 +30,7 @@ const artifactDefs = `"$defs":{
  "artifact_id":{"type":"string","pattern":"^art_[0-9a-f]{64}$","description":"art_ + Digest({schema_version:1, sha256}): the content's identity."},
  "occurrence_id":{"type":"string","pattern":"^occ_[0-9a-f]{64}$","description":"occ_ + Digest({root_artifact_id, logical_path, entry_kind}); the root's is Digest({root: artifact_id})."},
  "strings":{"type":"array","items":{"type":"string"}},
+ "counts":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},
  "manifest":{"type":"object","additionalProperties":false,
   "required":["schema_version","manifest_id","root_artifact_id","root_sha256","root_format","graph_sha256","node_count","occurrence_count","edge_count"],
   "properties":{"schema_version":{"const":1},"manifest_id":{"type":"string","pattern":"^agm_[0-9a-f]{64}$","description":"agm_ + Digest({schema_version:1, root_artifact_id, graph_sha256})."},
@@ -86,20 +87,37 @@ const artifactDefs = `"$defs":{
 }`
 
 // artifactInputProps are the inputs every artifact-reading operation takes.
-const artifactInputProps = `"path":{"type":"string","minLength":1,"maxLength":4096,"description":"The artifact to read: a directory, an ASAR (with its .asar.unpacked companion beside it), a ZIP, APK, IPA, JAR, MSIX or APPX, or any file; absolute or relative to the server's working directory. Default: the open target.","examples":["/opt/App/resources/app.asar"]},
- "integrity_policy":{"enum":["fail","record-and-continue"],"default":"fail","description":"fail (default): a file contradicting the hash its container declares fails the call (artifact_integrity_mismatch). record-and-continue: the contradiction is recorded in integrity_contradictions, the bytes marked observed-untrusted and quarantined (a contradicted nested ASAR is not expanded); verified siblings continue."},
- "max_entries":{"type":"integer","minimum":1,"maximum":1000000,"default":10000,"description":"Most occurrences the graph may hold; more fails with truncated."},
- "max_total_bytes":{"type":"integer","minimum":1,"maximum":17179869184,"default":1073741824,"description":"Most bytes read in total (after decompression); more fails with truncated."},
- "max_entry_bytes":{"type":"integer","minimum":1,"maximum":4294967296,"default":268435456,"description":"Most bytes of one entry; more fails with truncated."},
- "max_compression_ratio":{"type":"integer","minimum":1,"maximum":100000,"default":1000,"description":"Most uncompressed bytes per stored byte of a compressed entry (ZIP bombs); more fails with truncated."},
- "max_depth":{"type":"integer","minimum":1,"maximum":256,"default":20,"description":"Most components of a logical path; deeper fails with truncated."},
- "max_path_bytes":{"type":"integer","minimum":1,"maximum":4096,"default":4096,"description":"Longest logical path in bytes; longer fails with truncated."}`
+const artifactInputProps = `"path":{"type":"string","minLength":1,"maxLength":4096,"description":"The artifact to read: a directory, an ASAR (with its .asar.unpacked companion beside it), a ZIP, APK, IPA, JAR, MSIX or APPX, or any file; absolute or relative to the server's working directory. Default: the open target."},
+ "integrity_policy":{"enum":["fail","record-and-continue"],"default":"fail","description":"fail (default): a file contradicting the hash its container declares fails the call. record-and-continue: the contradiction is recorded in integrity_contradictions and the bytes quarantined (a contradicted nested ASAR is not expanded); verified siblings continue."},
+ "max_entries":{"type":"integer","minimum":1,"maximum":1000000,"default":100000,"description":"Most occurrences the graph may hold, else truncated."},
+ "max_total_bytes":{"type":"integer","minimum":1,"maximum":17179869184,"default":1073741824,"description":"Most bytes read in total (after decompression), else truncated."},
+ "max_entry_bytes":{"type":"integer","minimum":1,"maximum":4294967296,"default":268435456,"description":"Most bytes of one entry, else truncated."},
+ "max_compression_ratio":{"type":"integer","minimum":1,"maximum":100000,"default":1000,"description":"Most uncompressed bytes per stored byte of a compressed entry (ZIP bombs), else truncated."},
+ "max_depth":{"type":"integer","minimum":1,"maximum":256,"default":20,"description":"Most components of a logical path, else truncated."},
+ "max_path_bytes":{"type":"integer","minimum":1,"maximum":4096,"default":4096,"description":"Longest logical path in bytes, else truncated."}`
+
+// artifactPageProps are the inputs of the operations that answer concisely
+// by default (concise.go).
+const artifactPageProps = `"detail":{"enum":["concise","complete"],"default":"concise","description":"concise: counts, integrity verdict, a page of entries; complete: every entry."},
+ "offset":{"type":"integer","minimum":0,"description":"First entry listed (default 0)."},
+ "limit":{"type":"integer","minimum":1,"maximum":5000,"description":"Entries listed (default 50)."}`
+
+// conciseProps are the summary and page of a concise result.
+const conciseProps = `"summary":{"type":"object","additionalProperties":false,"required":["entry_kinds","kinds","formats","hash_status","integrity","suspicious"],
+   "properties":{"entry_kinds":{"$ref":"#/$defs/counts"},"kinds":{"$ref":"#/$defs/counts"},"formats":{"$ref":"#/$defs/counts"},"hash_status":{"$ref":"#/$defs/counts"},
+    "integrity":{"enum":["contradicted","incomplete","consistent"],"description":"consistent: every file was hashed and none contradicts a hash its container declares."},
+    "suspicious":{"$ref":"#/$defs/strings"}}},
+  "page":{"type":"object","additionalProperties":false,"required":["offset","limit","total","next_offset","has_more"],
+   "properties":{"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1},"total":{"type":"integer","minimum":0},
+    "next_offset":{"type":["integer","null"]},"has_more":{"type":"boolean"}}}`
 
 func inventorySchema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","additionalProperties":false,
- "required":["manifest","nodes","occurrences","edges","limits","provenance","integrity_contradictions","limitations"],
- "properties":{"manifest":{"$ref":"#/$defs/manifest"},
-  "nodes":{"type":"array","items":{"$ref":"#/$defs/node"},"description":"Distinct contents, sorted by artifact_id."},
+ "required":["manifest","limits","provenance","integrity_contradictions","limitations"],
+ "properties":{"manifest":{"$ref":"#/$defs/manifest"},` + conciseProps + `,
+  "entries":{"type":"array","items":{"$ref":"#/$defs/entry"},"description":"Concise form: the page's entries, in occurrence order."},
+  "parent_evidence_id":{"type":"string","pattern":"^ev_[0-9a-f]{64}$","description":"Concise form: the retained complete inventory (compare_artifacts reads it)."},
+  "nodes":{"type":"array","items":{"$ref":"#/$defs/node"},"description":"Complete form: distinct contents, sorted by artifact_id."},
   "occurrences":{"type":"array","items":{"$ref":"#/$defs/occurrence"},"description":"Where each content was found: the root first, then by logical_path in code-point order."},
   "edges":{"type":"array","items":{"$ref":"#/$defs/edge"},"description":"contains (parent to child) and maps-source (x.map to x), sorted by edge_id."},
   "limits":{"$ref":"#/$defs/limits"},"provenance":{"$ref":"#/$defs/provenance"},
@@ -109,7 +127,7 @@ func inventorySchema() json.RawMessage {
 
 func inspectSchema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","additionalProperties":false,
- "required":["schema_version","inspection_id","subject","substeps","observations","derived_relationships","hypotheses","contradictions","unexplored_branches","next_probes","coverage","evidence_links","limitations"],
+ "required":["schema_version","inspection_id","subject","summary","page","substeps","observations","derived_relationships","hypotheses","contradictions","unexplored_branches","next_probes","coverage","evidence_links","limitations"],
  "properties":{"schema_version":{"const":1},"inspection_id":{"type":"string","pattern":"^ai_[0-9a-f]{64}$"},
   "subject":{"type":"object","additionalProperties":false,"required":["root_artifact_id","root_sha256","root_format","manifest_id","graph_sha256","occurrence_count","inventory_evidence_id"],
    "properties":{"root_artifact_id":{"$ref":"#/$defs/artifact_id"},"root_sha256":{"$ref":"#/$defs/sha256"},"root_format":{"enum":` + artFormats + `},
@@ -117,7 +135,8 @@ func inspectSchema() json.RawMessage {
     "inventory_evidence_id":{"type":"string","pattern":"^ev_[0-9a-f]{64}$","description":"The inventory_artifact Evidence this inspection recorded and built on."}}},
   "substeps":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","status","count"],
    "properties":{"name":{"type":"string"},"status":{"enum":["completed","partial"]},"count":{"type":"integer","minimum":0}}}},
-  "observations":{"type":"array","items":{"$ref":"#/$defs/entry"},"description":"Every occurrence with its content facts, in occurrence order."},
+  "observations":{"type":"array","items":{"$ref":"#/$defs/entry"},"description":"The page's occurrences (every one with detail complete) with their content facts, in occurrence order."},
+  ` + conciseProps + `,
   "derived_relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["relation","from_logical_path","to_logical_path","edge_id"],
    "properties":{"relation":{"type":"string"},"from_logical_path":{"type":"string"},"to_logical_path":{"type":"string"},"edge_id":{"type":"string"}}}},
   "hypotheses":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["statement","confidence","basis"],
@@ -154,7 +173,8 @@ func extractSchema() json.RawMessage {
   "cleanup":{"type":"object","additionalProperties":false,"required":["attempted","verified","residual_paths"],
    "properties":{"attempted":{"type":"boolean"},"verified":{"type":"boolean"},"residual_paths":{"$ref":"#/$defs/strings"}}},
   "provenance":{"$ref":"#/$defs/provenance"},"limitations":{"$ref":"#/$defs/strings"},
-  "integrity_contradictions":{"$ref":"#/$defs/contradictions","description":"Contradictions of the extracted files; their observed bytes were written."}},
+  "integrity_contradictions":{"$ref":"#/$defs/contradictions","description":"Contradictions of the extracted files; their observed bytes were written."},
+  "parent_evidence_id":{"type":"string","pattern":"^ev_[0-9a-f]{64}$","description":"When more than 1000 files were written: the retained complete result (artifacts and selected_occurrence_ids list the first 1000)."}},
  ` + artifactDefs + `}`)
 }
 

@@ -95,7 +95,7 @@ func analyze(ctx context.Context, w io.Writer, path string, newer ...string) err
 // traceFirstScript lists the application's files through the artifact
 // inventory and traces the graph from the first script it holds.
 func traceFirstScript(ctx context.Context, w io.Writer, s *core.Session, path string, app *core.Evidence) error {
-	inv, _, err := artifact.Inventory(ctx, s, artifact.InventoryArtifactInput{Path: path})
+	inv, _, err := artifact.Inventory(ctx, s, artifact.InventoryArtifactInput{Path: path, Detail: "complete"})
 	if err != nil {
 		return err
 	}

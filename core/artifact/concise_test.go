@@ -1,0 +1,146 @@
+package artifact_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+)
+
+// TestConciseInventoryAndInspection checks that inventory_artifact and
+// inspect_artifact answer a many-entry artifact concisely by default:
+// counts by kind and format, the integrity verdict, what is suspicious and
+// one page of entries whose total is exact, that paging with offset and
+// limit reads every entry once, that "detail":"complete" gives every
+// entry, and that compare_artifacts reads both concise forms through the
+// complete records they name. Before, a 20k-entry ASAR's inventory (56 MB)
+// and inspection (19 MB) failed with resource_constraint over MCP.
+func TestConciseInventoryAndInspection(t *testing.T) {
+	is := is.New(t)
+	s := artSession(t)
+	dir := t.TempDir()
+	const files = 400
+	for i := range files {
+		sub := filepath.Join(dir, fmt.Sprintf("d%d", i%4))
+		os.MkdirAll(sub, 0o755)
+		os.WriteFile(filepath.Join(sub, fmt.Sprintf("m%03d.js", i)), []byte(fmt.Sprintf("module.exports = %d;\n", i)), 0o644)
+	}
+	const entries = files + 4 + 1 // the files, their directories and the root
+
+	r, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir})
+	raw, _ := json.Marshal(r)
+	is.True(len(raw) < 48<<10) // one page, not every record
+	for _, k := range []string{"nodes", "occurrences", "edges"} {
+		_, has := r[k]
+		is.True(!has) // the graph's lists are in the complete record
+	}
+	sum := r["summary"].(map[string]any)
+	is.Equal(sum["entry_kinds"], map[string]any{"file": float64(files), "directory": float64(5)})
+	is.Equal(sum["kinds"].(map[string]any)["javascript"], float64(files))
+	is.Equal(sum["integrity"], "consistent")
+	page := r["page"].(map[string]any)
+	is.Equal(page["total"], float64(entries))
+	is.Equal(page["next_offset"], float64(50))
+	is.Equal(len(r["entries"].([]any)), 50)
+	parent := r["parent_evidence_id"].(string)
+	is.Equal(len(ev.EvidenceLinks), 1)
+	is.Equal(string(ev.EvidenceLinks[0]), parent)
+
+	// Paging reads every entry once, in occurrence order.
+	seen := map[string]bool{}
+	for off := 0; ; {
+		p, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir, "offset": off, "limit": 150})
+		for _, e := range p["entries"].([]any) {
+			path := e.(map[string]any)["logical_path"].(string)
+			is.True(!seen[path])
+			seen[path] = true
+		}
+		next := p["page"].(map[string]any)["next_offset"]
+		if next == nil {
+			break
+		}
+		off = int(next.(float64))
+	}
+	is.Equal(len(seen), entries)
+
+	// detail complete: the whole graph, as the retained parent holds it.
+	full, fev := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir, "detail": "complete"})
+	is.Equal(len(full["occurrences"].([]any)), entries)
+	is.Equal(string(fev.EvidenceID), parent)
+	_, _, e := artCall(t, s, t.Context(), "inventory_artifact", map[string]any{"path": dir, "detail": "complete", "limit": 10})
+	is.True(e != nil) // a page of the complete form is refused, not ignored
+
+	// The inspection: a page of observations, counts over all of them.
+	ir, iev := mustCall(t, s, "inspect_artifact", map[string]any{"path": dir, "limit": 10})
+	is.Equal(len(ir["observations"].([]any)), 10)
+	is.Equal(ir["page"].(map[string]any)["total"], float64(entries))
+	is.Equal(ir["summary"].(map[string]any)["kinds"].(map[string]any)["javascript"], float64(files))
+	ic, _ := mustCall(t, s, "inspect_artifact", map[string]any{"path": dir, "detail": "complete"})
+	is.Equal(len(ic["observations"].([]any)), entries)
+
+	// compare_artifacts reads the concise inventory and the concise
+	// inspection through the complete records they name.
+	c, _ := mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(ev), "right": ref(iev)})
+	is.Equal(c["status"], "equal")
+	is.Equal(c["left"].(map[string]any)["entries"], float64(entries))
+	is.Equal(c["right"].(map[string]any)["entries"], float64(entries))
+}
+
+// TestLargeExtractionSaysWhereTheFilesAre checks that an extraction of more
+// than 1000 files answers with the first 1000, says that every file is
+// under output_root (naming it), and retains the complete result. Before,
+// extracting a 20k-file ASAR wrote every file and then failed with
+// resource_constraint (12.9 MB) without saying where they were.
+func TestLargeExtractionSaysWhereTheFilesAre(t *testing.T) {
+	is := is.New(t)
+	s := artSession(t)
+	dir := t.TempDir()
+	const files = 1001
+	for i := range files {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d.txt", i)), []byte(fmt.Sprint(i)), 0o644)
+	}
+	r, ev := mustCall(t, s, "extract_artifact", map[string]any{"path": dir})
+	root := r["output_root"].(string)
+	t.Cleanup(func() { os.RemoveAll(root) })
+	is.Equal(len(r["artifacts"].([]any)), 1000)
+	is.Equal(len(r["extraction_manifest"].(map[string]any)["selected_occurrence_ids"].([]any)), 1000)
+	note := r["limitations"].([]any)[0].(string)
+	is.True(strings.Contains(note, "All 1001 files were written under output_root ("+root+")"))
+	last, err := os.ReadFile(filepath.Join(root, "f1000.txt"))
+	is.NoErr(err)
+	is.Equal(string(last), "1000")
+	parent := r["parent_evidence_id"].(string)
+	is.Equal(string(ev.EvidenceLinks[len(ev.EvidenceLinks)-1]), parent)
+	full, err := s.Ledger().Resolve(core.EvidenceID(parent))
+	is.NoErr(err)
+	var complete struct {
+		Artifacts []any `json:"artifacts"`
+	}
+	is.NoErr(json.Unmarshal(full.NormalizedResult, &complete))
+	is.Equal(len(complete.Artifacts), files) // the complete record lists every file
+}
+
+// TestDefaultEntryLimitIsTheCLIs: a call that sets no max_entries gets the
+// limit rea inventory uses, 100,000, so an application of more than
+// 10,000 entries is read over MCP as on the command line. Before, MCP
+// defaulted to 10,000 (truncated) where rea inventory read 100,000.
+func TestDefaultEntryLimitIsTheCLIs(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	for d := range 11 {
+		sub := filepath.Join(dir, fmt.Sprint("d", d))
+		os.MkdirAll(sub, 0o755)
+		for i := range 1000 {
+			os.WriteFile(filepath.Join(sub, fmt.Sprint(i)), nil, 0o644)
+		}
+	}
+	r, _ := mustCall(t, artSession(t), "inventory_artifact", map[string]any{"path": dir, "limit": 1})
+	is.Equal(r["limits"].(map[string]any)["max_entries"], float64(100000))
+	is.Equal(r["page"].(map[string]any)["total"], float64(11000+11+1))
+}
