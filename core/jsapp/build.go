@@ -1263,11 +1263,37 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 		name = area + ":" + key
 	}
 	id := b.g.node("storage", b.localKey("storage", name), name, map[string]any{"area": area, "key": key}, at(a.path, off))
-	b.callEdge(a, c, id, "persists_to", map[string]any{"api": c.Callee, "operation": op}, at(a.path, off))
+	props := map[string]any{"api": c.Callee, "operation": op}
+	if key == "${}" && len(c.Args) > 0 {
+		if s := argumentText(c.Args[0]); s != "" {
+			props["argument"] = s // what the key is known as: fs.writeFileSync(p)
+		}
+	}
+	b.callEdge(a, c, id, "persists_to", props, at(a.path, off))
 	b.storage[name] = true
 	if key == "${}" {
 		b.st.unknown("dynamic-storage-key", a.nodeID, a.path, off, c.Callee+" key is computed at run time")
 	}
+}
+
+// argumentText is what a computed argument is known as in the source: a
+// name or member path (p, opts.file), a call's callee (path.join(…)), or
+// "" for anything else. At most 64 bytes, so a long path does not bloat
+// the edge.
+func argumentText(v ports.JSValue) string {
+	var s string
+	switch v.Kind {
+	case ports.JSValName:
+		s = v.Value
+	case ports.JSValCall:
+		if v.Value != "" {
+			s = v.Value + "(…)"
+		}
+	}
+	if len(s) > 64 {
+		return ""
+	}
+	return s
 }
 
 // isNativeCall reports a call on a binding required from a .node add-on.

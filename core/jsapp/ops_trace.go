@@ -290,16 +290,20 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		inference := false
 		for j := i; j >= 0; j = steps[j].prev {
 			nodes = append(nodes, steps[j].node)
-			labels = append(labels, humanLabel(ix, ix.nodes[steps[j].node]))
+			label := humanLabel(ix, ix.nodes[steps[j].node])
 			if steps[j].edge != "" {
 				edges = append(edges, steps[j].edge)
 				e := edgeByID[steps[j].edge]
+				if l := dynamicStorageStep(ix.nodes[steps[j].node], e); l != "" {
+					label = l
+				}
 				relations = append(relations, relationFrom(e, steps[steps[j].prev].node))
 				auth[edgeAuthority(e)] = true
 				if e.Evidence.Confidence == core.ConfidenceInferred {
 					inference = true
 				}
 			}
+			labels = append(labels, label)
 		}
 		reverse(nodes)
 		reverse(edges)

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+)
+
+// notesApp is a small Electron application: a main process whose
+// notes:export handler writes to a path it got from a dialog (a variable),
+// a preload exposing the channel and a renderer calling it.
+var notesApp = map[string]string{
+	"package.json": `{"name":"notes","version":"1.0.0","main":"main.js"}`,
+	"main.js": `const { app, BrowserWindow, ipcMain, dialog } = require("electron");
+const fs = require("fs");
+const path = require("path");
+
+function createWindow() {
+  const win = new BrowserWindow({ webPreferences: { preload: path.join(__dirname, "preload.js") } });
+  win.loadFile("index.html");
+}
+
+ipcMain.handle("notes:export", async (event, notes) => {
+  const { filePath: p } = await dialog.showSaveDialog({});
+  fs.writeFileSync(p, JSON.stringify(notes));
+  return p;
+});
+
+app.whenReady().then(createWindow);
+`,
+	"preload.js": `const { contextBridge, ipcRenderer } = require("electron");
+contextBridge.exposeInMainWorld("notes", { exportTo: (notes) => ipcRenderer.invoke("notes:export", notes) });
+`,
+	"index.html":  `<!doctype html><html><body><script src="renderer.js"></script></body></html>`,
+	"renderer.js": "document.body.addEventListener(\"click\", () => window.notes.exportTo([]));\n",
+}
+
+type tracePath struct {
+	Labels    []string         `json:"labels"`
+	Relations []string         `json:"relations"`
+	EdgeIDs   []string         `json:"edge_ids"`
+	Locations []map[string]any `json:"locations"`
+}
+
+// traceNotesExport analyzes notesApp and traces the notes:export channel.
+func traceNotesExport(t *testing.T) []tracePath {
+	t.Helper()
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, notesApp)})
+	tr := jaCall(t, s, "trace_application_feature", map[string]any{
+		"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
+		"seed":        map[string]any{"kind": "ipc-channel", "value": "notes:export"}})
+	var out struct {
+		Paths []tracePath `json:"paths"`
+	}
+	if err := json.Unmarshal(tr.NormalizedResult, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Paths
+}
+
+
+// A write to a path held in a variable is labelled with the call and what
+// its argument is (the variable's name), not an empty template: before,
+// the trace's step read "fs ${}".
+func TestTraceNamesADynamicStoragePath(t *testing.T) {
+	var labels []string
+	for _, p := range traceNotesExport(t) {
+		for i, r := range p.Relations {
+			if r == "persists_to" {
+				labels = append(labels, p.Labels[i+1])
+			}
+		}
+	}
+	if len(labels) != 1 || labels[0] != "fs.writeFileSync(p)" {
+		t.Fatalf("persists_to steps are labelled %q, want [\"fs.writeFileSync(p)\"]", labels)
+	}
+}
