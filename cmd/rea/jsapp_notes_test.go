@@ -2,7 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
+
+	"rea/core/jsapp"
 
 )
 
@@ -74,5 +78,37 @@ func TestTraceNamesADynamicStoragePath(t *testing.T) {
 	}
 	if len(labels) != 1 || labels[0] != "fs.writeFileSync(p)" {
 		t.Fatalf("persists_to steps are labelled %q, want [\"fs.writeFileSync(p)\"]", labels)
+	}
+}
+
+// A call in a scope-hoisted bundle is attributed to the original source
+// the map names at the call itself (ports.JSCall.Position, where V8 places
+// it), not at its callee name's first use in the scope (CalleeOffset):
+// here BrowserWindow is first used on a line from src/a.js and constructed
+// on a line from src/b.js. Before, the window's calls edge came from
+// src/a.js.
+func TestMappedCallIsPlacedAtTheCall(t *testing.T) {
+	bundle := "const { BrowserWindow } = require(\"electron\");\nfunction main() {\n  console.log(BrowserWindow.name);\n  return new BrowserWindow({ width: 1 });\n}\nmain();\n//# sourceMappingURL=main.js.map\n"
+	smap := `{"version":3,"file":"main.js","sources":["src/a.js","src/b.js"],"names":[],"mappings":"AAAA;AACA;AACA;ACDA;ADCA"}`
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"w","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": bundle, "main.js.map": smap})})
+	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := map[string]*jsapp.Node{}
+	for _, n := range g.Nodes {
+		nodes[n.NodeID] = n
+	}
+	var from []string
+	for _, e := range g.Edges {
+		if e.Relation == "calls" && nodes[e.TargetNodeID].Kind == "browser-window" {
+			n := nodes[e.SourceNodeID]
+			from = append(from, n.Kind+" "+fmt.Sprint(n.Identity["original_source"], n.Identity["path"]))
+		}
+	}
+	if len(from) != 1 || !strings.Contains(from[0], "src/b.js") {
+		t.Fatalf("the window is made from %q, want the source module src/b.js", from)
 	}
 }

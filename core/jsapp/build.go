@@ -1064,17 +1064,28 @@ func mappedSite(c ports.JSCall) (int64, bool) {
 		return -1, false
 	}
 	if site < 0 {
-		site = int64(c.CalleeOffset)
+		site = callPlace(c)
 	}
 	return site, true
 }
 
 // callOffset locates a call for an unknown: its first literal argument,
-// else its callee's name (ports.JSCall.CalleeOffset), else -1. The
-// unknowns of dynamic calls are the calls with no literal to locate them.
+// else the call (callPlace), else -1. The unknowns of dynamic calls
+// are the calls with no literal to locate them.
 func callOffset(c ports.JSCall) int64 {
 	if c.Offset >= 0 {
 		return c.Offset
+	}
+	return callPlace(c)
+}
+
+// callPlace is where V8 places call c (ports.JSCall.Position) when the
+// parse placed it, else its callee's name (CalleeOffset: a plain name's
+// first use in its scope, which may be another call's, in another original
+// source of a bundle), else -1.
+func callPlace(c ports.JSCall) int64 {
+	if c.Position >= 0 {
+		return int64(c.Position)
 	}
 	return int64(c.CalleeOffset)
 }
