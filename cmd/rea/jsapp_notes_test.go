@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"rea/core/jsapp"
-
 )
 
 // notesApp is a small Electron application: a main process whose
@@ -62,7 +61,6 @@ func traceNotesExport(t *testing.T) []tracePath {
 	}
 	return out.Paths
 }
-
 
 // A write to a path held in a variable is labelled with the call and what
 // its argument is (the variable's name), not an empty template: before,
