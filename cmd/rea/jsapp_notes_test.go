@@ -110,3 +110,37 @@ func TestMappedCallIsPlacedAtTheCall(t *testing.T) {
 		t.Fatalf("the window is made from %q, want the source module src/b.js", from)
 	}
 }
+
+// Every step of a trace carries where its edge was seen: the file, offset,
+// line and column by the convention the other JavaScript tools use. Before,
+// the notes:export handler path was labels only. The handles step is at
+// the channel's literal, the write at the call (writeFileSync: its path
+// is a variable, so no literal places it).
+func TestTraceStepsCarryTheirLocation(t *testing.T) {
+	main := notesApp["main.js"]
+	want := map[string]int{
+		"handles":     strings.Index(main, `"notes:export"`),
+		"persists_to": strings.Index(main, "writeFileSync(p"),
+	}
+	seen := map[string]bool{}
+	for _, p := range traceNotesExport(t) {
+		if len(p.Locations) != len(p.EdgeIDs) {
+			t.Fatalf("path %v has %d locations for %d steps", p.Labels, len(p.Locations), len(p.EdgeIDs))
+		}
+		for i, r := range p.Relations {
+			off, ok := want[r]
+			if !ok {
+				continue
+			}
+			seen[r] = true
+			line, col := lineColumn(main, off)
+			l := p.Locations[i]
+			if l["path"] != "main.js" || l["offset"] != float64(off) || l["line"] != float64(line) || l["column"] != float64(col) {
+				t.Errorf("%s step at %v, want main.js offset %d at %d:%d", r, l, off, line, col)
+			}
+		}
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("steps seen %v, want %v", seen, want)
+	}
+}
