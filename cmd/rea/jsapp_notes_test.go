@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"rea/core"
 	"rea/core/jsapp"
 )
 
@@ -142,5 +144,57 @@ func TestTraceStepsCarryTheirLocation(t *testing.T) {
 	}
 	if len(seen) != len(want) {
 		t.Fatalf("steps seen %v, want %v", seen, want)
+	}
+}
+
+// An app's bare ASAR against the release ZIP that holds it where Electron
+// puts it (resources/app.asar) compares from the ASAR's root on both sides,
+// and root_alignment says so. Before, the ZIP's paths kept their
+// resources/app.asar/ prefix: the processes, windows and the package were
+// added and removed, and every file's path changed.
+func TestVersionsBareASARAgainstItsNestedASARInAZIP(t *testing.T) {
+	holder := t.TempDir()
+	bare := filepath.Join(holder, "app.asar")
+	packASAR(t, writeTree(t, notesApp), bare)
+	archive := filepath.Join(t.TempDir(), "notes.zip")
+	writeAppZip(t, archive, holder, "resources/", nil)
+	s := jaSession(t)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	a1 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": bare})
+	a2 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": archive})
+	// The unpacked directory's paths start at the app as the bare ASAR's do.
+	dir := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, notesApp)})
+	for _, left := range []*core.Evidence{a1, dir} {
+		compareFromTheASARRoot(t, s, ref(left), ref(a2))
+	}
+}
+
+func compareFromTheASARRoot(t *testing.T, s *core.Session, left, right map[string]any) {
+	t.Helper()
+	var res struct {
+		Items []struct {
+			NodeKind   string            `json:"node_kind"`
+			Status     string            `json:"status"`
+			Dimensions map[string]string `json:"dimensions"`
+		} `json:"items"`
+		RootAlignment map[string]string `json:"root_alignment"`
+	}
+	cv := jaCall(t, s, "compare_application_versions", map[string]any{"left": left, "right": right})
+	if err := json.Unmarshal(cv.NormalizedResult, &res); err != nil {
+		t.Fatal(err)
+	}
+	var notSame []string
+	for _, it := range res.Items {
+		if it.Status != "unchanged" || it.Dimensions["path"] == "changed" {
+			notSame = append(notSame, it.Status+" "+it.NodeKind+" path "+it.Dimensions["path"])
+		}
+	}
+	if len(notSame) > 0 || len(res.Items) == 0 {
+		t.Errorf("items not the same: %q of %d", notSame, len(res.Items))
+	}
+	if res.RootAlignment["left"] != "" || res.RootAlignment["right"] != "resources/app.asar" {
+		t.Errorf("root_alignment %v, want right resources/app.asar", res.RootAlignment)
 	}
 }
