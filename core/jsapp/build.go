@@ -314,11 +314,11 @@ func (b *jsappBuilder) importsPhase() {
 			}
 			props := importProps.get(im)
 			if t := st.assets[target]; t != nil {
-				b.g.edge(a.nodeID, t.nodeID, "imports", props, at(a.path, im.Offset))
+				b.g.edge(a.nodeID, t.nodeID, "imports", props, b.at(a, im.Offset))
 				rel.target, rel.hasTarget = t.nodeID, true
 			} else if st.files[target].kind == "native-addon" {
 				nid := nodeID("native-addon", b.pathKey(target))
-				b.g.edge(a.nodeID, nid, "loads", props, at(a.path, im.Offset))
+				b.g.edge(a.nodeID, nid, "loads", props, b.at(a, im.Offset))
 				rel.target, rel.hasTarget = nid, true
 			}
 			b.relation(rel)
@@ -378,16 +378,16 @@ func (b *jsappBuilder) worker(a *jsAsset, im ports.JSImport, rel semRelation, vi
 	if ok {
 		key = target
 	}
-	wid := b.g.node(kind, b.localKey(kind, key), key, map[string]any{"specifier": im.Specifier, "type": im.Kind, "resolved": ok}, at(a.path, im.Offset))
+	wid := b.g.node(kind, b.localKey(kind, key), key, map[string]any{"specifier": im.Specifier, "type": im.Kind, "resolved": ok}, b.at(a, im.Offset))
 	props := map[string]any{"kind": im.Kind, "specifier": im.Specifier}
 	if via != nil && via.runtime != a.path {
 		props["runtime"] = via.runtime
 	}
-	b.siteEdge(a, im.InModule, im.Offset, wid, "loads", props, at(a.path, im.Offset))
+	b.siteEdge(a, im.InModule, im.Offset, wid, "loads", props, b.at(a, im.Offset))
 	b.workers[key] = true
 	if ok {
 		if t := st.assets[target]; t != nil {
-			b.g.edge(wid, t.nodeID, "loads", map[string]any{"path": target}, at(a.path, im.Offset))
+			b.g.edge(wid, t.nodeID, "loads", map[string]any{"path": target}, b.at(a, im.Offset))
 			t.roles[kind] = true
 			rel.target, rel.hasTarget = t.nodeID, true
 		}
@@ -701,7 +701,7 @@ func (b *jsappBuilder) electronPhase() {
 			switch {
 			case c.New && isWindowConstructor(last):
 				b.electron = true
-				b.process("electron-main", a, at(a.path, c.Offset))
+				b.process("electron-main", a, b.at(a, c.Offset))
 				windows = append(windows, b.browserWindow(a, c))
 			case last == "loadFile" || last == "loadURL":
 				b.load(a, c, windows)
@@ -727,7 +727,7 @@ func (b *jsappBuilder) electronPhase() {
 		for _, c := range a.facts.Calls {
 			if api, member, ok := exposedAPICall(c); ok {
 				if id, ok := b.apis[api]; ok {
-					b.callEdge(a, c, id, "calls", map[string]any{"member": member}, at(a.path, c.Offset))
+					b.callEdge(a, c, id, "calls", map[string]any{"member": member}, b.atCall(a, c, c.Offset))
 				}
 			}
 		}
@@ -849,13 +849,13 @@ func (b *jsappBuilder) browserWindow(a *jsAsset, c ports.JSCall) string {
 			props[k] = v.Value == "true"
 		}
 	}
-	id := b.g.node("browser-window", b.localKey("browser-window", key), "BrowserWindow", props, at(a.path, c.Offset))
-	b.callEdge(a, c, id, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+	id := b.g.node("browser-window", b.localKey("browser-window", key), "BrowserWindow", props, b.at(a, c.Offset))
+	b.callEdge(a, c, id, "calls", map[string]any{"callee": c.Callee}, b.atCall(a, c, c.Offset))
 	if v, ok := findProp(opts, "webPreferences.preload"); ok {
 		if p, ok := b.pathValue(a, v, path.Dir(a.path)); ok {
 			if pa := b.st.assets[p]; pa != nil {
-				pid := b.process("electron-preload", pa, at(a.path, v.Offset))
-				b.g.edge(id, pid, "loads", map[string]any{"via": "webPreferences.preload"}, at(a.path, v.Offset))
+				pid := b.process("electron-preload", pa, b.at(a, v.Offset))
+				b.g.edge(id, pid, "loads", map[string]any{"via": "webPreferences.preload"}, b.at(a, v.Offset))
 			} else {
 				b.st.unknown("unresolved-preload", a.nodeID, a.path, v.Offset, "preload "+p+" is not an inventoried JavaScript file")
 			}
@@ -875,12 +875,12 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 	ok := false
 	if calleeLast(c) == "loadURL" {
 		if arg.Kind == ports.JSValString && (strings.HasPrefix(arg.Value, "http://") || strings.HasPrefix(arg.Value, "https://")) {
-			tid := b.g.node("target", b.localKey("target", arg.Value), arg.Value, map[string]any{"url": arg.Value}, at(a.path, c.Offset))
+			tid := b.g.node("target", b.localKey("target", arg.Value), arg.Value, map[string]any{"url": arg.Value}, b.at(a, c.Offset))
 			for _, w := range windows {
-				b.g.edge(w, tid, "loads", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+				b.g.edge(w, tid, "loads", map[string]any{"callee": c.Callee}, b.at(a, c.Offset))
 			}
 			if len(windows) == 0 {
-				b.callEdge(a, c, tid, "loads", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+				b.callEdge(a, c, tid, "loads", map[string]any{"callee": c.Callee}, b.atCall(a, c, c.Offset))
 			}
 			return
 		}
@@ -904,13 +904,13 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 		b.st.unknown("unresolved-load", a.nodeID, a.path, c.Offset, c.Callee+" target "+target+" is not in the app")
 		return
 	}
-	rid := b.g.node("electron-renderer", b.localKey("electron-process", "renderer:"+target), target, map[string]any{"path": target, "role": "renderer"}, at(a.path, c.Offset))
+	rid := b.g.node("electron-renderer", b.localKey("electron-process", "renderer:"+target), target, map[string]any{"path": target, "role": "renderer"}, b.at(a, c.Offset))
 	b.renderers[target] = true
 	for _, w := range windows {
-		b.g.edge(w, rid, "loads", map[string]any{"callee": c.Callee, "path": target}, at(a.path, c.Offset))
+		b.g.edge(w, rid, "loads", map[string]any{"callee": c.Callee, "path": target}, b.at(a, c.Offset))
 	}
 	if len(windows) == 0 {
-		b.callEdge(a, c, rid, "loads", map[string]any{"callee": c.Callee, "path": target}, at(a.path, c.Offset))
+		b.callEdge(a, c, rid, "loads", map[string]any{"callee": c.Callee, "path": target}, b.atCall(a, c, c.Offset))
 	}
 	if f.kind == "html" && !f.quarant {
 		// The script tags a browser runs (html.go), as scanned while the
@@ -935,7 +935,7 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 		}
 	} else if sa := b.st.assets[target]; sa != nil {
 		sa.roles["renderer"] = true
-		b.g.edge(rid, sa.nodeID, "loads", map[string]any{"path": target}, at(a.path, c.Offset))
+		b.g.edge(rid, sa.nodeID, "loads", map[string]any{"path": target}, b.at(a, c.Offset))
 	}
 }
 
@@ -962,8 +962,8 @@ func (b *jsappBuilder) utility(a *jsAsset, c ports.JSCall) {
 		b.st.unknown("unresolved-utility", a.nodeID, a.path, c.Offset, "utility process script "+p+" is not in the app")
 		return
 	}
-	uid := b.process("electron-utility", ua, at(a.path, c.Offset))
-	b.callEdge(a, c, uid, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+	uid := b.process("electron-utility", ua, b.at(a, c.Offset))
+	b.callEdge(a, c, uid, "calls", map[string]any{"callee": c.Callee}, b.atCall(a, c, c.Offset))
 }
 
 func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
@@ -979,9 +979,9 @@ func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
 		}
 	}
 	sort.Strings(members)
-	id := b.g.node("context-bridge-api", b.localKey("context-bridge", name), name, map[string]any{"world_key": name, "members": strSlice(members), "exposed_by": a.path}, at(a.path, off))
+	id := b.g.node("context-bridge-api", b.localKey("context-bridge", name), name, map[string]any{"world_key": name, "members": strSlice(members), "exposed_by": a.path}, b.at(a, off))
 	b.apis[name] = id
-	b.callEdge(a, c, id, "exposes", map[string]any{"world_key": name}, at(a.path, off))
+	b.callEdge(a, c, id, "exposes", map[string]any{"world_key": name}, b.atCall(a, c, off))
 	if !a.roles["preload"] {
 		b.process("electron-preload", a, GraphEvidence{Basis: "derived", Confidence: core.ConfidenceInferred, Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(off)}}})
 	}
@@ -1032,7 +1032,7 @@ func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
 		b.st.unknown("dynamic-endpoint", a.nodeID, a.path, callOffset(c), api+" target is computed at run time")
 		return
 	}
-	id := b.g.node("endpoint", b.localKey("endpoint", url), url, map[string]any{"url": url, "api": api, "literal": v.Kind == ports.JSValString}, at(a.path, v.Offset))
+	id := b.g.node("endpoint", b.localKey("endpoint", url), url, map[string]any{"url": url, "api": api, "literal": v.Kind == ports.JSValString}, b.at(a, v.Offset))
 	props := map[string]any{"api": api}
 	// The method a call uses: xhr.open's first argument, or fetch's
 	// options {method: "POST"} when written literally. One URL may be
@@ -1046,7 +1046,7 @@ func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
 		}
 	}
 	b.endpoints[url] = true
-	b.callEdge(a, c, id, "calls", props, at(a.path, v.Offset))
+	b.callEdge(a, c, id, "calls", props, b.at(a, v.Offset))
 }
 
 // mappedSite is the offset at which a source map names the original
@@ -1064,17 +1064,28 @@ func mappedSite(c ports.JSCall) (int64, bool) {
 		return -1, false
 	}
 	if site < 0 {
-		site = int64(c.CalleeOffset)
+		site = callPlace(c)
 	}
 	return site, true
 }
 
 // callOffset locates a call for an unknown: its first literal argument,
-// else its callee's name (ports.JSCall.CalleeOffset), else -1. The
-// unknowns of dynamic calls are the calls with no literal to locate them.
+// else the call (callPlace), else -1. The unknowns of dynamic calls
+// are the calls with no literal to locate them.
 func callOffset(c ports.JSCall) int64 {
 	if c.Offset >= 0 {
 		return c.Offset
+	}
+	return callPlace(c)
+}
+
+// callPlace is where V8 places call c (ports.JSCall.Position) when the
+// parse placed it, else its callee's name (CalleeOffset: a plain name's
+// first use in its scope, which may be another call's, in another original
+// source of a bundle), else -1.
+func callPlace(c ports.JSCall) int64 {
+	if c.Position >= 0 {
+		return int64(c.Position)
 	}
 	return int64(c.CalleeOffset)
 }
@@ -1262,12 +1273,41 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 	if key != "" {
 		name = area + ":" + key
 	}
-	id := b.g.node("storage", b.localKey("storage", name), name, map[string]any{"area": area, "key": key}, at(a.path, off))
-	b.callEdge(a, c, id, "persists_to", map[string]any{"api": c.Callee, "operation": op}, at(a.path, off))
+	id := b.g.node("storage", b.localKey("storage", name), name, map[string]any{"area": area, "key": key}, b.at(a, off))
+	props := map[string]any{"api": c.Callee, "operation": op}
+	if key == "${}" && len(c.Args) > 0 {
+		if s := argumentText(c.Args[0]); s != "" {
+			props["argument"] = s // what the key is known as: fs.writeFileSync(p)
+		}
+	}
+	b.callEdge(a, c, id, "persists_to", props, b.atCall(a, c, off))
 	b.storage[name] = true
 	if key == "${}" {
+		if off < 0 {
+			off = callPlace(c)
+		}
 		b.st.unknown("dynamic-storage-key", a.nodeID, a.path, off, c.Callee+" key is computed at run time")
 	}
+}
+
+// argumentText is what a computed argument is known as in the source: a
+// name or member path (p, opts.file), a call's callee (path.join(…)), or
+// "" for anything else. At most 64 bytes, so a long path does not bloat
+// the edge.
+func argumentText(v ports.JSValue) string {
+	var s string
+	switch v.Kind {
+	case ports.JSValName:
+		s = v.Value
+	case ports.JSValCall:
+		if v.Value != "" {
+			s = v.Value + "(…)"
+		}
+	}
+	if len(s) > 64 {
+		return ""
+	}
+	return s
 }
 
 // isNativeCall reports a call on a binding required from a .node add-on.
@@ -1286,10 +1326,10 @@ func (b *jsappBuilder) nativeCall(a *jsAsset, c ports.JSCall) {
 		addon = c.Module
 	}
 	export := strings.SplitN(c.Member, ".", 2)[0]
-	id := b.g.node("native-export", b.localKey("native-export", addon+"#"+export), export, map[string]any{"addon": addon, "export": export}, at(a.path, c.Offset))
-	b.callEdge(a, c, id, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+	id := b.g.node("native-export", b.localKey("native-export", addon+"#"+export), export, map[string]any{"addon": addon, "export": export}, b.at(a, c.Offset))
+	b.callEdge(a, c, id, "calls", map[string]any{"callee": c.Callee}, b.atCall(a, c, c.Offset))
 	if ok {
-		b.g.edge(nodeID("native-addon", b.pathKey(addon)), id, "exposes", map[string]any{"export": export}, at(a.path, c.Offset))
+		b.g.edge(nodeID("native-addon", b.pathKey(addon)), id, "exposes", map[string]any{"export": export}, b.at(a, c.Offset))
 	}
 }
 
@@ -1395,7 +1435,7 @@ func (b *jsappBuilder) ipcPhase() {
 	for _, u := range uses {
 		ch := b.ipc[u.channel]
 		props := map[string]any{"callee": u.call.Callee, "channel": u.channel}
-		from, ev := b.callSite(u.a, u.call.InModule), at(u.a.path, u.off)
+		from, ev := b.callSite(u.a, u.call.InModule), b.at(u.a, u.off)
 		site, _ := mappedSite(u.call)
 		if n, ok := b.ipcSources[callSiteKey{u.a, site}]; ok && u.call.InModule < 0 {
 			from, ev.Confidence = n, core.ConfidenceDerived // as mapCalls attributes
@@ -1459,8 +1499,8 @@ func (b *jsappBuilder) bundlePhase() {
 				props["exports"] = strSlice(names[:min(k, len(names))])
 				props["export_shapes"] = shapes[:min(k, len(shapes))]
 			}
-			id := b.g.node("javascript-module", b.localKey(a.path+"#"+m.Bundler, key), m.ID, props, at(a.path, m.Start))
-			b.g.edge(a.nodeID, id, "contains", map[string]any{"module_id": m.ID}, at(a.path, m.Start))
+			id := b.g.node("javascript-module", b.localKey(a.path+"#"+m.Bundler, key), m.ID, props, b.at(a, m.Start))
+			b.g.edge(a.nodeID, id, "contains", map[string]any{"module_id": m.ID}, b.at(a, m.Start))
 			b.moduleNodes[a.path] = append(b.moduleNodes[a.path], id)
 			if count[m.ID] == 1 {
 				ids[m.ID] = id
@@ -1496,7 +1536,7 @@ func (b *jsappBuilder) bundlePhase() {
 			}
 			for _, r := range m.Requires {
 				if dst, other, ok := resolve(a, m.Bundler, r); ok {
-					b.g.edge(src, dst, "imports", map[string]any{"kind": "bundle-require", "module_id": r, "cross_asset": other}, at(a.path, m.Start))
+					b.g.edge(src, dst, "imports", map[string]any{"kind": "bundle-require", "module_id": r, "cross_asset": other}, b.at(a, m.Start))
 				} else {
 					st.unknown("unresolved-bundle-module", src, a.path, m.Start, "module "+m.ID+" requires "+r+", which is not in this bundle's tables")
 				}
@@ -1506,7 +1546,7 @@ func (b *jsappBuilder) bundlePhase() {
 		// table modules, chunk loads included.
 		for _, r := range a.facts.EntryRequires {
 			if dst, other, ok := resolve(a, a.facts.Bundler, r.ID); ok {
-				b.g.edge(a.nodeID, dst, "imports", map[string]any{"kind": "bundle-require", "module_id": r.ID, "cross_asset": other}, at(a.path, r.Offset))
+				b.g.edge(a.nodeID, dst, "imports", map[string]any{"kind": "bundle-require", "module_id": r.ID, "cross_asset": other}, b.at(a, r.Offset))
 			} else {
 				st.unknown("unresolved-bundle-module", a.nodeID, a.path, r.Offset, "the bundle requires module "+r.ID+", which no table in the app holds uniquely")
 			}
@@ -1900,7 +1940,7 @@ func (b *jsappBuilder) attachModuleMaps(a *jsAsset) {
 			props["sources"] = len(sm.Sources)
 		}
 		smID := b.g.node("source-map", b.pathKey(mapPath), mapPath, props, GraphEvidence{Basis: "source-map", Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(m.SourceMap.Offset)}}})
-		b.g.edge(mods[i], smID, "maps_to", map[string]any{"inline": true}, at(a.path, m.SourceMap.Offset))
+		b.g.edge(mods[i], smID, "maps_to", map[string]any{"inline": true}, b.at(a, m.SourceMap.Offset))
 		b.sourceMaps++
 		if err != nil {
 			b.st.unknown("invalid-source-map", smID, mapPath, -1, err.Error())
@@ -1927,7 +1967,7 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 	}
 	ident := b.pathKey(mapPath)
 	smID := b.g.node("source-map", ident, mapPath, props, GraphEvidence{Basis: "source-map", Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(refOff)}}})
-	b.g.edge(a.nodeID, smID, "maps_to", map[string]any{"inline": inline}, at(a.path, refOff))
+	b.g.edge(a.nodeID, smID, "maps_to", map[string]any{"inline": inline}, b.at(a, refOff))
 	b.sourceMaps++
 	if err != nil {
 		st.unknown("invalid-source-map", smID, mapPath, -1, err.Error())
@@ -2196,4 +2236,25 @@ func jaMaps(s []map[string]any) []map[string]any {
 		return []map[string]any{}
 	}
 	return s
+}
+
+// at is the evidence of something seen at offset off of asset a, with the
+// line and column of that offset where sitePositions kept them, so a
+// trace step names its place as the other JavaScript tools do.
+func (b *jsappBuilder) at(a *jsAsset, off int64) GraphEvidence {
+	ev := at(a.path, off)
+	if l, c := siteAt(a.sites, off); l > 0 {
+		ev.Locations[0].Line, ev.Locations[0].Column = int64(l), int64(c)
+	}
+	return ev
+}
+
+// atCall is at for an edge from call c at offset off, which is at the
+// call itself (callPlace) when off is unknown (-1): a write to a path in a
+// variable has no literal to locate it.
+func (b *jsappBuilder) atCall(a *jsAsset, c ports.JSCall, off int64) GraphEvidence {
+	if off < 0 {
+		off = callPlace(c)
+	}
+	return b.at(a, off)
 }

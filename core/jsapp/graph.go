@@ -54,9 +54,16 @@ type GraphEvidence struct {
 	Locations  []GraphLocation `json:"locations"`
 }
 
+// GraphLocation is a place in a file: its byte offset and, for a
+// JavaScript file, the offset's line (1-based) and column (0-based, UTF-16
+// units), 0 as a line meaning unknown. Line and column follow from the
+// offset and the file's bytes, so the IDs digest the path and offset alone
+// (appendGraphEvidence).
 type GraphLocation struct {
 	Path   string `json:"path"`
 	Offset *int64 `json:"offset"`
+	Line   int64  `json:"line,omitempty"`
+	Column int64  `json:"column,omitempty"`
 }
 
 type Observation struct {

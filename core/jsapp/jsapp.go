@@ -915,10 +915,11 @@ func (st *jsappState) nearestPackage(p string) *jsPackage {
 	}
 }
 
-// sitePositions are the positions of the offsets a relation or an unknown
-// frontier of the file names (its imports and exports outside bundled
-// modules, the workers bundled modules start, its IPC calls: a literal
-// channel's, else the callee's), sorted by
+// sitePositions are the positions of the offsets a relation, an unknown
+// frontier, or an edge or node of a call of the file names (its imports
+// and exports outside bundled modules, the workers bundled modules start,
+// its IPC calls: a literal channel's, else the callee's; the calls the
+// graph records: their literal arguments and the call), sorted by
 // offset, so the graph can give their line and column once the bytes are
 // gone (positionsAt).
 func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
@@ -938,9 +939,26 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 		}
 	}
 	for _, c := range f.Calls {
-		// A dynamic channel's frontier is located at its callee.
+		// A dynamic channel's frontier is located at its callee; the edges
+		// and nodes of the calls the graph records (sitedCall, endpoints) at
+		// a literal argument or the call (jsappBuilder.at).
 		if rel, _ := ipcRole(c); rel != "" && callOffset(c) >= 0 {
 			offs = append(offs, callOffset(c))
+		}
+		if _, _, ok := endpointTarget(c); !ok && !sitedCall(c) {
+			continue
+		}
+		offs = append(offs, c.Offset, callPlace(c))
+		for _, v := range c.Args {
+			if v.Offset >= 0 {
+				offs = append(offs, v.Offset)
+			}
+			for _, p := range v.Parts {
+				offs = append(offs, p.Offset)
+			}
+			for _, p := range v.Props {
+				offs = append(offs, p.Value.Offset)
+			}
 		}
 	}
 	return positionsAt(src, offs)

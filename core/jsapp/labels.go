@@ -77,6 +77,11 @@ func humanLabel(ix *appIndex, n *Node) string {
 	case "native-export":
 		return pathBase(n.propString("addon")) + "#" + n.propString("export")
 	case "storage":
+		if n.propString("key") == "${}" {
+			// Every computed key of an area is one node: the calls that
+			// reach it say what each key is known as (dynamicStorageStep).
+			return n.propString("area") + " " + dynamicKey(n.propString("area"))
+		}
 		return n.propString("area") + " " + n.propString("key")
 	case "artifact":
 		return "application root"
@@ -153,4 +158,34 @@ func exportNames(n *Node) string {
 		return ""
 	}
 	return strings.Join(names, "\x00")
+}
+
+// dynamicKey names a storage area's computed key.
+func dynamicKey(area string) string {
+	switch area {
+	case "fs":
+		return "<dynamic path>"
+	case "indexedDB":
+		return "<dynamic name>"
+	}
+	return "<dynamic key>"
+}
+
+// dynamicStorageStep labels a step onto the storage node of an area's
+// computed keys through persists_to edge e: the call and its argument as
+// the source names it (fs.writeFileSync(p)), else the call with the
+// area's <dynamic path> or <dynamic key>. "" when the step is another.
+func dynamicStorageStep(n *Node, e *Edge) string {
+	if n == nil || e == nil || n.Kind != "storage" || e.Relation != "persists_to" || e.TargetNodeID != n.NodeID || n.propString("key") != "${}" {
+		return ""
+	}
+	api, _ := e.Properties["api"].(string)
+	if api == "" {
+		return ""
+	}
+	arg, _ := e.Properties["argument"].(string)
+	if arg == "" {
+		arg = dynamicKey(n.propString("area"))
+	}
+	return api + "(" + arg + ")"
 }

@@ -12,7 +12,7 @@ import (
 	"rea/core"
 )
 
-// The lean wire form of the application graph (graph schema_version 3,
+// The lean wire form of the application graph (graph schema_version 4,
 // docs/jsapp-graph.md). The graph rea builds is the v1 graph of
 // CONTRACTS.md §16, with the same node, observation and edge IDs; only its
 // encoding in the Evidence is lean, and every fact of v1 is kept:
@@ -21,8 +21,9 @@ import (
 //     members: the group names the kind and the members once, and each
 //     node is a row of its identity's values and its observations. No ID
 //     is stored: node_id is the v1 digest of kind and identity, and
-//     observation_id and edge_id the v1 digests of the expanded records;
-//     DecodeGraph computes them all;
+//     observation_id and edge_id the v1 digests of the expanded records
+//     (a location's line and column left out: they follow from its
+//     offset); DecodeGraph computes them all;
 //   - edges, semantic relations, fingerprints, frontiers and the string
 //     index name nodes by their index in the rows of graph.nodes (a
 //     number), or by node_id (a string) when the graph does not hold it;
@@ -40,12 +41,16 @@ import (
 //     outside_app) are left out (unset names those it lacks), evidence.basis
 //     when it is the default of the node kind or edge relation,
 //     evidence.confidence when it is "observed"; a location is
-//     [path_index] or [path_index, offset] into graph.paths.
+//     [path_index], [path_index, offset] or, in a JavaScript file,
+//     [path_index, offset, line, column] into graph.paths.
 //
 // Readers decode with DecodeGraph (and decodeApp for the whole result) and
 // see the v1 graph.
 
-const graphSchemaVersion = 3
+// graphSchemaVersion 4: a location in a JavaScript file may carry its line
+// and column ([path_index, offset, line, column]); a version 3 reader
+// refuses such a location.
+const graphSchemaVersion = 4
 
 // resultSchemaVersion is the whole result's schema_version. 4: semantic
 // relation rows put their positions before their other cells (an export
@@ -57,7 +62,9 @@ const graphSchemaVersion = 3
 // from its source module when it differs from the exported name (import
 // {a} from "./x"; export {a as b} is a re-export of a, as export {a as b}
 // from "./x" is); a version 4 reader would refuse such a row.
-const resultSchemaVersion = 5
+//
+// 6: the graph is schema_version 4 (locations with line and column).
+const resultSchemaVersion = 6
 
 // strategyFor is the identity strategy and stability the identity's fields
 // imply (CONTRACTS.md §16's table), or "" when none does.
@@ -437,6 +444,10 @@ func (e *leanEncoder) appendLocations(dst []byte, ev GraphEvidence) []byte {
 		dst = appendInt(append(dst, '['), int64(e.paths[l.Path]))
 		if l.Offset != nil {
 			dst = appendInt(append(dst, ','), *l.Offset)
+			if l.Line > 0 {
+				dst = appendInt(append(dst, ','), l.Line)
+				dst = appendInt(append(dst, ','), l.Column)
+			}
 		}
 		dst = append(dst, ']')
 	}
@@ -778,7 +789,8 @@ func (d *graphDecoder) anyRef(v any) (any, error) {
 	return nil, fmt.Errorf("node reference %v is not a node index or ID", v)
 }
 
-// locations expands [[path_index], [path_index, offset], ...].
+// locations expands [[path_index], [path_index, offset], [path_index,
+// offset, line, column], ...].
 func (d *graphDecoder) locations(v any) ([]GraphLocation, error) {
 	l, ok := v.([]any)
 	if !ok {
@@ -788,17 +800,24 @@ func (d *graphDecoder) locations(v any) ([]GraphLocation, error) {
 	for i, x := range l {
 		loc, _ := x.([]any)
 		var p, off float64
-		ok := len(loc) >= 1 && len(loc) <= 2
+		ok := len(loc) >= 1 && len(loc) <= 4 && len(loc) != 3
 		if ok {
 			p, ok = loc[0].(float64)
 			ok = ok && p >= 0 && p < float64(len(d.paths)) && p == float64(int(p))
 		}
-		if ok && len(loc) == 2 {
+		if ok && len(loc) >= 2 {
 			off, ok = loc[1].(float64)
 			out[i].Offset = offsetPtr(int64(off))
 		}
+		if ok && len(loc) == 4 {
+			var line, col float64
+			line, ok = loc[2].(float64)
+			col, ok2 := loc[3].(float64)
+			ok = ok && ok2 && line >= 1 && col >= 0 && line < 1<<53 && col < 1<<53
+			out[i].Line, out[i].Column = int64(line), int64(col)
+		}
 		if !ok {
-			return nil, fmt.Errorf("location %v is not [path_index] or [path_index, offset]", x)
+			return nil, fmt.Errorf("location %v is not [path_index], [path_index, offset] or [path_index, offset, line, column]", x)
 		}
 		out[i].Path = d.paths[int(p)]
 	}

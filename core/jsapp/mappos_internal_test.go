@@ -283,7 +283,7 @@ func TestDynamicIPCChannelFrontierIsLocated(t *testing.T) {
 	facts := ports.JSFacts{
 		Parsed: true, ModuleType: "commonjs",
 		Imports: []ports.JSImport{{Kind: ports.JSRequire, Specifier: "electron", Offset: int64(strings.Index(src, `"electron"`)), InModule: -1, Names: []string{"ipcMain"}}},
-		Calls: []ports.JSCall{{Callee: "ipcMain.handle", Module: "electron", Member: "ipcMain.handle", Offset: -1, CalleeOffset: int32(callee), InModule: -1,
+		Calls: []ports.JSCall{{Callee: "ipcMain.handle", Module: "electron", Member: "ipcMain.handle", Offset: -1, CalleeOffset: int32(callee), Position: int32(callee), InModule: -1,
 			Args: []ports.JSValue{{Kind: ports.JSValName, Value: "ch", Offset: int64(strings.Index(src, "ch, "))}, {Kind: ports.JSValFunction, Offset: -1}}}},
 	}
 	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail",

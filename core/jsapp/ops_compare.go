@@ -21,7 +21,7 @@ func opCompareApplicationVersions() *core.Operation {
 			"within the source map of the same path, package name, and exported names; a candidate that is not unique on both sides " +
 			"in any tier stays unknown. Items are added, removed, changed, unchanged, unknown or contradiction (an integrity " +
 			"contradiction is never unchanged); each names its nodes with a human label (file, module, original source and map, package@version) " +
-			"beside the node IDs.",
+			"beside the node IDs. An app inside a ZIP's ASAR (resources/app.asar) is compared from that root; root_alignment names it.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
@@ -126,21 +126,27 @@ func cmpNodes(ix *appIndex, asName string) []*cmpNode {
 	return out
 }
 
-// asarRoot is the ASAR a release ZIP holds the app in ("app-1.0.0.asar"),
+// asarRoot is the ASAR a release ZIP holds the app in, by its path in the
+// ZIP ("app-1.0.0.asar", "resources/app.asar" as Electron packages it),
 // when every JavaScript file and package of the analysis lies in that one
-// ASAR at the ZIP's top; else "". Versions name it differently, so paths
-// and keys are compared with it named alike (unroot).
+// ASAR; else "". Versions name it differently, and a bare ASAR's paths
+// start inside it, so paths and keys are compared with it named alike
+// (unroot).
 func asarRoot(ix *appIndex) string {
+	if ix.res.Format == "asar" {
+		return ""
+	}
 	root := ""
 	for _, n := range ix.res.Graph.Nodes {
 		if n.Kind != "javascript-asset" && n.Kind != "package" {
 			continue
 		}
-		first, _, ok := strings.Cut(n.propString("path"), "/")
-		if !ok || !strings.HasSuffix(first, ".asar") || root != "" && first != root {
+		p := n.propString("path")
+		i := strings.Index(p, ".asar/")
+		if i < 0 || root != "" && p[:i+5] != root {
 			return ""
 		}
-		root = first
+		root = p[:i+5]
 	}
 	return root
 }
@@ -156,13 +162,14 @@ func unroot(s, root, as string) string {
 }
 
 // asarNames are the names cmpNodes gives the ASAR roots of the two sides
-// (see cmpNodes).
+// (see cmpNodes): "" against a side whose paths start at the app (a bare
+// ASAR, a directory, a ZIP holding the files themselves).
 func asarNames(l, r *appIndex) (string, string) {
 	ln, rn := "<asar>/", "<asar>/"
-	if l.res.Format == "asar" {
+	if asarRoot(l) == "" {
 		rn = ""
 	}
-	if r.res.Format == "asar" {
+	if asarRoot(r) == "" {
 		ln = ""
 	}
 	return ln, rn
@@ -332,6 +339,12 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 	}
 	lname, rname := asarNames(lix, rix)
 	left, right := cmpNodes(lix, lname), cmpNodes(rix, rname)
+	// Say which ASAR each side's paths were read inside, so a reader
+	// knows resources/app.asar/main.js was compared as main.js.
+	var align *RootAlignment
+	if lr, rr := asarRoot(lix), asarRoot(rix); lr != "" || rr != "" {
+		align = &RootAlignment{Left: lr, Right: rr}
+	}
 	matchedL, matchedR := map[*cmpNode]bool{}, map[*cmpNode]bool{}
 	// ambiguous holds, for each node a tier could not pair uniquely, the
 	// other side's candidates it competed for; it stays unknown only while
@@ -422,7 +435,7 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 		cov.Status = "partial"
 	}
 	res := &CompareApplicationVersionsResult{LeftGraphID: lix.res.Graph.GraphID, RightGraphID: rix.res.Graph.GraphID,
-		Items: items, Matching: counts, Summary: summary, Coverage: cov}
+		Items: items, Matching: counts, Summary: summary, Coverage: cov, RootAlignment: align}
 	res.ComparisonID = "javc_" + digestWithout(res, "comparison_id")
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 const jagDefs = `
  "jag_id":{"type":"string","pattern":"^jag_node_[0-9a-f]{64}$"},
  "jag_ref":{"description":"A node: its index in graph.nodes, or its node_id when the graph does not hold it.","anyOf":[{"type":"integer","minimum":0},{"$ref":"#/$defs/jag_id"}]},
- "jag_location":{"type":"array","description":"[index in graph.paths] or [index in graph.paths, byte offset].","minItems":1,"maxItems":2,"items":{"type":"integer","minimum":0}},
+ "jag_location":{"type":"array","description":"[index in graph.paths], [index, byte offset] or [index, byte offset, line, column].","minItems":1,"maxItems":4,"items":{"type":"integer","minimum":0}},
  "jag_evidence":{"type":"object","additionalProperties":false,"required":["locations"],
   "properties":{"basis":{"description":"Left out when it is the default of the node kind or edge relation.","enum":["static-syntax","package-metadata","source-map","artifact-inventory","html-markup","derived"]},
    "confidence":{"description":"Left out when observed.","enum":["derived","inferred"]},"locations":{"type":"array","items":{"$ref":"#/$defs/jag_location"}}}},
@@ -33,7 +33,7 @@ const jagDefs = `
    "limits":{"type":"array","maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["name","value","unit"],"properties":{"name":{"type":"string"},"value":{"type":"integer"},"unit":{"type":"string"}}}}}},
  "jag_graph":{"type":"object","additionalProperties":false,"description":"The application graph in its lean form (docs/jsapp-graph.md): nodes in groups of rows, references by index, derivable IDs and defaults left out.",
   "required":["schema","schema_version","graph_id","artifact_sha256","paths","digests","root_node_ids","nodes","edges","coverage","limitations"],
-  "properties":{"schema":{"const":"JavaScriptApplicationGraph"},"schema_version":{"const":3},"graph_id":{"type":"string","pattern":"^jag_[0-9a-f]{64}$"},
+  "properties":{"schema":{"const":"JavaScriptApplicationGraph"},"schema_version":{"const":4},"graph_id":{"type":"string","pattern":"^jag_[0-9a-f]{64}$"},
    "artifact_sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"paths":{"type":"array","items":{"type":"string"}},
    "digests":{"type":"array","items":{"type":"string","pattern":"^[0-9a-f]{64}$"}},
    "root_node_ids":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"#/$defs/jag_id"}},
@@ -45,7 +45,7 @@ func jsappResultSchema() json.RawMessage {
 	return json.RawMessage(`{"anyOf":[
  {"type":"object","additionalProperties":false,"description":"The complete analysis (detail complete).",
   "required":["schema_version","input_path","format","root_artifact_sha256","inventory_manifest_id","inventory_graph_sha256","statistics","summary","electron","coverage","graph","semantic_graph","string_index","integrity_contradictions","limitations","unknowns"],
-  "properties":{"schema_version":{"const":5},"input_path":{"type":"string"},"format":{"enum":["asar","directory","file","zip","apk","ipa","msix","appx"]},
+  "properties":{"schema_version":{"const":6},"input_path":{"type":"string"},"format":{"enum":["asar","directory","file","zip","apk","ipa","msix","appx"]},
    "root_artifact_sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"inventory_manifest_id":{"type":"string"},"inventory_graph_sha256":{"type":"string"},
    "statistics":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},
    "summary":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},

@@ -21,7 +21,7 @@ func opTraceApplicationFeature() *core.Operation {
 		Description: "Trace one feature through a JavaScript application graph (analyze_javascript_application Evidence, inline or retained): " +
 			"seed by module path, string literal, route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
 			"outgoing, incoming or both within bounded depth. Paths list their node and edge IDs with a human label per node (file, module, " +
-			"original source, channel) and the relation per step, end kind, authorities and whether any step is inferred.",
+			"original source, channel), the relation and location (path, offset, line, column) per step, end kind, authorities and whether any step is inferred.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
@@ -286,29 +286,36 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			break
 		}
 		var nodes, edges, labels, relations []string
+		var locations []any
 		auth := map[string]bool{}
 		inference := false
 		for j := i; j >= 0; j = steps[j].prev {
 			nodes = append(nodes, steps[j].node)
-			labels = append(labels, humanLabel(ix, ix.nodes[steps[j].node]))
+			label := humanLabel(ix, ix.nodes[steps[j].node])
 			if steps[j].edge != "" {
 				edges = append(edges, steps[j].edge)
 				e := edgeByID[steps[j].edge]
+				if l := dynamicStorageStep(ix.nodes[steps[j].node], e); l != "" {
+					label = l
+				}
 				relations = append(relations, relationFrom(e, steps[steps[j].prev].node))
+				locations = append(locations, stepLocation(e))
 				auth[edgeAuthority(e)] = true
 				if e.Evidence.Confidence == core.ConfidenceInferred {
 					inference = true
 				}
 			}
+			labels = append(labels, label)
 		}
 		reverse(nodes)
 		reverse(edges)
 		reverse(labels)
 		reverse(relations)
+		reverse(locations)
 		end := ix.nodes[nodes[len(nodes)-1]].Kind
 		endKinds[end]++
 		p := map[string]any{"node_ids": nodes, "edge_ids": edges, "end_kind": end, "authorities": jaKeys(auth), "contains_inference": inference,
-			"labels": labels, "relations": jaStrList(relations)}
+			"labels": labels, "relations": jaStrList(relations), "locations": append([]any{}, locations...)}
 		p["path_id"] = core.MustDigest(map[string]any{"node_ids": nodes, "edge_ids": edges})
 		paths = append(paths, p)
 	}
@@ -358,6 +365,26 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 // traceNode is a node of a trace: its ID, kind and human label.
 func traceNode(ix *appIndex, n *Node) TraceNode {
 	return TraceNode{NodeID: n.NodeID, Kind: n.Kind, Label: humanLabel(ix, n)}
+}
+
+// stepLocation is where a path step's edge was seen, as the other
+// JavaScript tools place code: the file, its byte offset and the offset's
+// line (1-based) and column (0-based, UTF-16 units), null where the graph
+// has none (an edge from package metadata, a call no token places). null
+// for an edge with no location at all.
+func stepLocation(e *Edge) any {
+	if len(e.Evidence.Locations) == 0 {
+		return nil
+	}
+	l := e.Evidence.Locations[0]
+	loc := map[string]any{"path": l.Path, "offset": nil, "line": nil, "column": nil}
+	if l.Offset != nil {
+		loc["offset"] = *l.Offset
+	}
+	if l.Line > 0 {
+		loc["line"], loc["column"] = l.Line, l.Column
+	}
+	return loc
 }
 
 // relationFrom names a path step's edge as read from the step before it:

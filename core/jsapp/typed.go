@@ -21,7 +21,7 @@ type AnalyzeApplicationInput struct {
 }
 
 // Application is the complete JavaScript Application Graph result (graph
-// schema_version 3, the lean form of docs/jsapp-graph.md). Graph,
+// schema_version 4, the lean form of docs/jsapp-graph.md). Graph,
 // SemanticGraph and StringIndex are the lean parts as canonical JSON,
 // encoded once when the analysis sealed them and written as they are into
 // its Evidence: expand them with DecodeGraph (the graph) or read them as

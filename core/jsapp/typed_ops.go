@@ -229,6 +229,17 @@ type CompareApplicationVersionsResult struct {
 	Matching     map[string]int  `json:"matching"` // matched nodes by basis
 	Summary      map[string]int  `json:"summary"`  // items by status: added, removed, changed, unchanged, unknown, contradiction
 	Coverage     VersionCoverage `json:"coverage"`
+	// RootAlignment is set when a side is a ZIP holding its app in one
+	// ASAR: its paths were compared from inside it, as a bare ASAR's are.
+	RootAlignment *RootAlignment `json:"root_alignment,omitempty"`
+}
+
+// RootAlignment names, per side, the ASAR inside a ZIP whose paths were
+// compared from its root ("resources/app.asar"), "" for a side read as
+// it is.
+type RootAlignment struct {
+	Left  string `json:"left"`
+	Right string `json:"right"`
 }
 
 // CompareSourceToBundleInput is the input of compare_source_to_bundle.
