@@ -46,10 +46,15 @@ func (c *Call) EvidenceAt(path ...any) (*Evidence, error) {
 // ResolveParent follows concise's parent_evidence_id (parent) to the
 // complete record this connection retains. One it does not hold is
 // evidence_integrity_mismatch (reason missing) whose details name the
-// missing record, the concise one that names it, and what to pass instead.
+// missing record, the concise one that names it, and what to pass instead;
+// one another operation made is evidence_integrity_mismatch (wrong_operation).
 func (c *Call) ResolveParent(concise *Evidence, parent string) (*Evidence, error) {
 	if id, err := ParseEvidenceID(parent); err == nil {
-		if ev, ok := c.Session.ledger.Get(id); ok {
+		if ev, ok := c.Session.ledger.Get(id); ok && ev.Operation != concise.Operation {
+			return nil, &Error{Code: CodeEvidenceIntegrityMismatch, Message: fmt.Sprintf("evidence %s: wrong operation (expected %s, got %s)", ev.EvidenceID, concise.Operation, ev.Operation),
+				Remediation: "Pass the complete record, inline or as a retained reference.",
+				Details:     map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "wrong_operation", "expected": concise.Operation, "actual": ev.Operation}}
+		} else if ok {
 			return ev, nil
 		}
 	}

@@ -676,11 +676,9 @@ func exampleInventoryEvidence(content string) *core.Evidence {
 }
 
 // completeInventory is the complete inventory a concise one names: when
-// ev's result lists no nodes and carries parent_evidence_id, that record,
-// resolved in this connection's ledger (Call.ResolveParent says what to
-// pass when it is not held) and made by the same operation (else
-// evidence_integrity_mismatch, reason wrong_operation). core/runtime
-// follows an analysis summary to its parent by the same rule.
+// ev's result lists no nodes and carries parent_evidence_id, that record
+// as Call.ResolveParent finds it (held by this connection, made by the
+// same operation). core/runtime follows an analysis summary by the same rule.
 func completeInventory(c *core.Call, ev *core.Evidence) (*core.Evidence, error) {
 	var probe struct {
 		Nodes  json.RawMessage `json:"nodes"`
@@ -689,15 +687,5 @@ func completeInventory(c *core.Call, ev *core.Evidence) (*core.Evidence, error) 
 	if json.Unmarshal(ev.NormalizedResult, &probe) != nil || probe.Nodes != nil || probe.Parent == "" {
 		return ev, nil
 	}
-	p, err := c.ResolveParent(ev, probe.Parent)
-	if err != nil {
-		return nil, err
-	}
-	if p.Operation != ev.Operation {
-		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
-			Message:     fmt.Sprintf("evidence %s: wrong operation (expected %s, got %s)", p.EvidenceID, ev.Operation, p.Operation),
-			Remediation: "Pass the complete record, inline or as a retained reference.",
-			Details:     map[string]any{"evidence_id": string(p.EvidenceID), "reason": "wrong_operation", "expected": ev.Operation, "actual": p.Operation}}
-	}
-	return p, nil
+	return c.ResolveParent(ev, probe.Parent)
 }

@@ -45,14 +45,7 @@ func checkEvidenceInput(c *core.Call, ev *core.Evidence, ops []string) (*core.Ev
 		}
 		_ = json.Unmarshal(ev.NormalizedResult, &probe)
 		if probe.Graph == nil && probe.Parent != "" {
-			parent, err := c.ResolveParent(ev, probe.Parent)
-			if err != nil {
-				return nil, err
-			}
-			if parent.Operation != ev.Operation {
-				return nil, referenceErr(parent.EvidenceID, "wrong_operation", ev.Operation, parent.Operation)
-			}
-			return parent, nil
+			return c.ResolveParent(ev, probe.Parent)
 		}
 	}
 	return ev, nil

@@ -74,8 +74,8 @@ func referenceErr(id core.EvidenceID, reason, expected, actual string) *core.Err
 // ev's normalized result carries parent_evidence_id but not the property
 // full (the part only the complete record has, such as "graph"), the
 // parent is resolved in this connection's ledger and must come from the
-// same operation (else evidence_integrity_mismatch, reason
-// wrong_operation). Any other ev is returned as it is.
+// same operation (Call.ResolveParent: else evidence_integrity_mismatch,
+// reason wrong_operation). Any other ev is returned as it is.
 func completeEvidence(c *core.Call, ev *core.Evidence, full string) (*core.Evidence, error) {
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(ev.NormalizedResult, &probe) != nil {
@@ -85,15 +85,5 @@ func completeEvidence(c *core.Call, ev *core.Evidence, full string) (*core.Evide
 	if _, has := probe[full]; has || json.Unmarshal(probe["parent_evidence_id"], &parent) != nil || parent == "" {
 		return ev, nil
 	}
-	p, err := c.ResolveParent(ev, parent)
-	if err != nil {
-		return nil, err
-	}
-	if p.Operation != ev.Operation {
-		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
-			Message:     fmt.Sprintf("evidence %s: wrong operation (expected %s, got %s)", p.EvidenceID, ev.Operation, p.Operation),
-			Remediation: "Pass the complete record, inline or as a retained reference.",
-			Details:     map[string]any{"evidence_id": string(p.EvidenceID), "reason": "wrong_operation", "expected": ev.Operation, "actual": p.Operation}}
-	}
-	return p, nil
+	return c.ResolveParent(ev, parent) // held here, made by ev's operation
 }
