@@ -78,8 +78,8 @@ func (providersCmd) Run(e *env) error {
 		Configured           bool     `json:"configured"`
 		Available            bool     `json:"available"`
 		Detail               string   `json:"detail"`
-		Role                 string   `json:"role,omitempty"`       // an external engine's: what rea uses it for
-		Operations           []string `json:"operations,omitempty"` // a provider's; left out for an external engine
+		Role                 string   `json:"role,omitempty"`      // an external engine's: what rea uses it for
+		Operations           []string `json:"operations,omitzero"` // a provider's, [] when it has none; left out (nil) for an external engine
 		CapabilitiesDeclared bool     `json:"capabilities_declared"`
 	}
 	var engines []engine

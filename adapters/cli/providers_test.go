@@ -67,3 +67,35 @@ func TestProvidersOneLinePerEngine(t *testing.T) {
 	}
 	is.Equal(ids["ghidra"], 1)
 }
+
+// bareProvider declares capabilities that cover no operation.
+type bareProvider struct{ engineProvider }
+
+func (bareProvider) Capabilities() []ports.Capability { return nil }
+
+// A provider that covers no operation lists "operations": [] in
+// rea providers --format json, as its text line says 0. Before, the field
+// was left out, as it is for an external engine, whose operations are not
+// tracked.
+func TestProvidersJSONListsZeroOperations(t *testing.T) {
+	is := is.New(t)
+	cat, err := standard.Catalog()
+	is.NoErr(err)
+	reg, err := core.NewRegistry([]ports.Provider{engineProvider{"builtin"}, bareProvider{engineProvider{"bare"}}}, nil)
+	is.NoErr(err)
+	var out, errOut bytes.Buffer
+	o := cli.Options{Catalog: cat, Registry: reg, Stdout: &out, Stderr: &errOut}
+	is.Equal(cli.Run(context.Background(), []string{"--format", "json", "providers"}, &o), 0)
+	var js struct {
+		Engines []map[string]json.RawMessage `json:"engines"`
+	}
+	is.NoErr(json.Unmarshal(out.Bytes(), &js))
+	found := false
+	for _, e := range js.Engines {
+		if string(e["id"]) == `"bare"` {
+			found = true
+			is.Equal(string(e["operations"]), "[]")
+		}
+	}
+	is.True(found)
+}

@@ -303,8 +303,11 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		def(dst...)
 		if len(dst) == 1 && len(args) >= 2 && (name == "MOV" || name == "ADD" || name == "SUB") {
 			arm64FrameArith(&out, name, dst[0], regsOf(args[1]), args[2:])
-			if out.stack.sp == spAlloc {
+			switch {
+			case out.stack.sp == spAlloc:
 				out.stack.n = int64(pc) // names the stack pointer it sets (valueflow_stack.go)
+			case out.stack.sp == spAddReg && out.stack.n < 0:
+				out.stack.at = int64(pc) // sub sp, sp, x2: the same when x2 is unknown
 			}
 			if v, ok := arm64Imm(args[1]); ok && name == "MOV" && strings.HasPrefix(dst[0], "x") {
 				out.constReg, out.constVal = dst[0], v

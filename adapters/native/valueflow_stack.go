@@ -39,8 +39,8 @@ import (
 // locals. clang's "mov r11, rsp; sub r11, rax; mov rsp, r11" (AArch64:
 // "mov x8, sp; sub x8, x8, x9; mov sp, x8") starts one at the move: any
 // move of a register other than the frame pointer into the stack pointer
-// does, its value being unknown. gcc's AArch64 "sub sp, sp, x2" of an
-// unknown x2 is not followed: the height is lost there.
+// does, its value being unknown. gcc's AArch64 "sub sp, sp, x2" starts
+// one too when x2 holds no constant the height knows (spAddReg's at).
 
 // stackOp is what one instruction does to the stack and frame pointers by
 // a known amount.
@@ -49,6 +49,18 @@ type stackOp struct {
 	fp  stackEffect
 	n   int64
 	reg string // spAddReg's register
+	// at is a subtracting spAddReg's address: when reg holds no known
+	// constant, the subtraction is a dynamic allocation (gcc's AArch64
+	// "sub sp, sp, x2" for a VLA or alloca) and starts a base named by it,
+	// as spAlloc does.
+	at int64
+}
+
+// allocates reports whether op, at height h, is a dynamic allocation: an
+// spAlloc, or an spAddReg subtraction of a register holding no constant h
+// knows.
+func (op stackOp) allocates(h height) bool {
+	return op.sp == spAlloc || op.sp == spAddReg && op.n < 0 && op.at != 0 && (h.creg == "" || op.reg != h.creg)
 }
 
 type stackEffect uint8
@@ -114,8 +126,12 @@ func (h height) step(cc convention, s vfSem, calleePops bool, pops int64) height
 			h.abase = fmt.Sprintf("(%s%+d)&%d", cc.sp, h.sp, op.n)
 		}
 		h.spOK, h.asp, h.aspOK, h.afpOK = false, 0, true, false
-	case op.sp == spAlloc:
-		h.abase = fmt.Sprintf("%s@%#x", cc.sp, op.n)
+	case op.allocates(h):
+		at := op.n
+		if op.sp == spAddReg {
+			at = op.at
+		}
+		h.abase = fmt.Sprintf("%s@%#x", cc.sp, at)
 		h.spOK, h.asp, h.aspOK, h.afpOK = false, 0, true, false
 	case s.call && pops != 0:
 		h.sp += pops

@@ -38,6 +38,8 @@ func TestValueFlowDynamicAllocation(t *testing.T) {
 		// "mov x8, sp; sub x8, x8, x9; mov sp, x8"
 		{"clang", "clang", "-O2", "", 3, []string{"rdi", "rsi"}},
 		{"clang", "clang", "-O2", "aarch64-linux-gnu", 1, []string{"x0", "x1"}},
+		// gcc AArch64: "sub sp, sp, x2" of an unknown x2
+		{"aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", "-O2", "", 1, []string{"x0", "x1"}},
 	} {
 		t.Run(tc.cc+tc.target+tc.opt, func(t *testing.T) {
 			needToolPkg(t, tc.cc, tc.pkg)
@@ -62,7 +64,8 @@ func TestValueFlowDynamicAllocation(t *testing.T) {
 			var dyn uint64 // the allocation
 			for _, op := range vf.Operations {
 				if text := texts[op.Address]; dyn == 0 && (strings.HasPrefix(text, "sub esp, e") || strings.HasPrefix(text, "sub rsp, r") ||
-					strings.HasPrefix(text, "mov rsp, r") && text != "mov rsp, rbp" || strings.HasPrefix(text, "mov sp, x") && text != "mov sp, x29") {
+					strings.HasPrefix(text, "mov rsp, r") && text != "mov rsp, rbp" || strings.HasPrefix(text, "mov sp, x") && text != "mov sp, x29" ||
+					strings.HasPrefix(text, "sub sp, sp, x")) {
 					dyn = op.Address
 				}
 			}

@@ -271,7 +271,10 @@ func evidenceInput(c *core.Call, name, op string) (*core.Evidence, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := completeRecord(c, passed, op)
+	ev, err := completeRecord(c, passed, op)
+	if err != nil {
+		return nil, err
+	}
 	if ev.Operation != op {
 		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidValue,
 			Message:  strconv.Quote(string(ev.EvidenceID)) + " is " + ev.Operation + " Evidence; " + c.Op.Name + " takes " + op + " Evidence",
@@ -286,7 +289,14 @@ func evidenceInput(c *core.Call, name, op string) (*core.Evidence, error) {
 // of it, a smaller default result that carries parent_evidence_id, or a
 // concise dossier linking the complete one. The
 // complete record is what the comparison reads; otherwise ev is returned.
-func completeRecord(c *core.Call, ev *core.Evidence, op string) *core.Evidence {
+// A page whose lists are cut (isPage) and whose complete record this
+// connection does not hold is evidence_integrity_mismatch saying what to
+// pass instead (Call.ResolveParent): read as it is, a compare_binaries page
+// ranks or correlates only its first changed functions, and a trace page
+// counts only its first hits, so an executed function reads as not
+// executed. A concise dossier is read as it is: its cut collections make
+// their dimensions unknown with the reason (afColl.complete).
+func completeRecord(c *core.Call, ev *core.Evidence, op string) (*core.Evidence, error) {
 	var probe struct {
 		Parent          string `json:"parent_evidence_id"`
 		ParentOperation string `json:"parent_operation"`
@@ -295,22 +305,52 @@ func completeRecord(c *core.Call, ev *core.Evidence, op string) *core.Evidence {
 	// from as its first evidence link.
 	if ev.Operation == op && len(ev.EvidenceLinks) > 0 {
 		if parent, err := c.Resolve(ev.EvidenceLinks[0]); err == nil && parent.Operation == op {
-			return parent
+			return parent, nil
+		}
+		if isPage(ev) {
+			if _, err := c.ResolveParent(ev, string(ev.EvidenceLinks[0])); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if json.Unmarshal(ev.NormalizedResult, &probe) != nil || probe.Parent == "" {
-		return ev
+		return ev, nil
 	}
 	if ev.Operation != op && !(ev.Operation == "inspect_analysis_view" && probe.ParentOperation == op) {
-		return ev
+		return ev, nil
 	}
 	id, err := core.ParseEvidenceID(probe.Parent)
 	if err != nil {
-		return ev
+		return ev, nil
 	}
 	parent, err := c.Resolve(id)
 	if err != nil || parent.Operation != op {
-		return ev
+		return ev, nil
 	}
-	return parent
+	return parent, nil
+}
+
+// isPage reports whether ev is a concise page whose lists hold fewer items
+// than it counts: a compare_binaries page (summary counts) or a
+// trace_native_calls page (coverage.hits_recorded).
+func isPage(ev *core.Evidence) bool {
+	var r struct {
+		Summary *struct {
+			Changed, Added, Removed int
+		} `json:"summary"`
+		Changed, Added, Removed, Hits []json.RawMessage
+		Coverage                      *struct {
+			HitsRecorded *int `json:"hits_recorded"`
+		} `json:"coverage"`
+	}
+	if json.Unmarshal(ev.NormalizedResult, &r) != nil {
+		return false
+	}
+	switch ev.Operation {
+	case "compare_binaries":
+		return r.Summary != nil && (r.Summary.Changed > len(r.Changed) || r.Summary.Added > len(r.Added) || r.Summary.Removed > len(r.Removed))
+	case "trace_native_calls":
+		return r.Coverage != nil && r.Coverage.HitsRecorded != nil && *r.Coverage.HitsRecorded > len(r.Hits)
+	}
+	return false
 }

@@ -293,7 +293,9 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 		}
 		full := ev
 		if ev.Operation == "compare_binaries" {
-			full = completeRecord(c, ev, ev.Operation)
+			if full, err = completeRecord(c, ev, ev.Operation); err != nil {
+				return nil, err
+			}
 		}
 		fns, l, r, err := readStatic(ev, full)
 		if err != nil {
@@ -337,7 +339,11 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 			}
 			// A concise page of a trace links the complete one, whose
 			// hits it counts.
-			t, err := readTrace(completeRecord(c, ev, ev.Operation))
+			full, err := completeRecord(c, ev, ev.Operation)
+			if err != nil {
+				return nil, err
+			}
+			t, err := readTrace(full)
 			if err != nil {
 				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"runtime_comparisons", i}, Reason: core.ReasonInvalidValue, Message: "unreadable trace: " + err.Error()})
 			}

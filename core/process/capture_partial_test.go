@@ -178,3 +178,57 @@ func TestUnlaunchedCaptureHasNoFinalScreen(t *testing.T) {
 		is.True(said)
 	}
 }
+
+// The final screen's digest follows the screen: null when the launch
+// failed, in the concise and the complete partial observation. Before, it
+// was "", which no digest is.
+func TestUnlaunchedCaptureHasNoFinalScreenDigest(t *testing.T) {
+	s := session(t, unlaunchedCapturer{})
+	for _, detail := range []string{"concise", "complete"} {
+		is := is.New(t)
+		raw, _ := json.Marshal(map[string]any{"executable": "/tmp/x.sh", "detail": detail})
+		_, err := s.Call(context.Background(), "capture_process_scenario", raw, nil)
+		var ce *core.Error
+		is.True(errors.As(err, &ce))
+		b, err := json.Marshal(ce.Details)
+		is.NoErr(err)
+		var d struct {
+			Partial struct {
+				Capture struct {
+					Manifest map[string]json.RawMessage `json:"manifest"`
+				} `json:"capture"`
+			} `json:"partial_observation"`
+		}
+		is.NoErr(json.Unmarshal(b, &d))
+		digest, ok := d.Partial.Capture.Manifest["final_screen_sha256"]
+		is.True(ok)
+		is.Equal(string(digest), "null") // not ""
+	}
+}
+
+// screenDigestCapturer is listingCapturer with the final screen's digest
+// in its manifest, as the pty engine records it.
+type screenDigestCapturer struct{}
+
+func (screenDigestCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	c := listingCapture(req)
+	c.Manifest.FinalScreenSHA256 = strings.Repeat("cd", 32)
+	return c, nil
+}
+
+// A capture that drew a screen keeps its digest.
+func TestCapturedFinalScreenDigest(t *testing.T) {
+	is := is.New(t)
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: screenDigestCapturer{}})
+	for _, detail := range []string{"concise", "complete"} {
+		res := call("capture_process_scenario", map[string]any{"executable": "/bin/ls", "detail": detail})
+		var r struct {
+			Manifest struct {
+				FinalScreenSHA256 *string `json:"final_screen_sha256"`
+			} `json:"manifest"`
+		}
+		is.NoErr(json.Unmarshal(res.Evidence.NormalizedResult, &r))
+		is.True(r.Manifest.FinalScreenSHA256 != nil)
+		is.Equal(*r.Manifest.FinalScreenSHA256, strings.Repeat("cd", 32))
+	}
+}

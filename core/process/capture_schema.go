@@ -31,7 +31,7 @@ var captureInput = core.InputSchema([]string{"executable"},
 var captureResult = json.RawMessage(`{"type":"object","required":["scenario","executable","terminal","interaction_events","exit","settlement","processes","ports","filesystem","event_journal","truncation","residual_unknowns","cleanup","manifest","normalization"],
  "properties":{"scenario":{"type":"object"},"executable":{"type":"object"},"terminal":{"type":"object"},"interaction_events":{"type":"array"},"exit":{"type":"object"},
  "settlement":{"type":"object"},"processes":{"type":"object"},"ports":{"type":"array"},"filesystem":{"type":"object"},"event_journal":{"type":"array"},"truncation":{"type":"object"},
- "residual_unknowns":{"type":"array"},"cleanup":{"type":"object"},"manifest":{"type":"object"},"normalization":{"type":"object"},"parent_evidence_id":{"type":"string"}}}`)
+ "residual_unknowns":{"type":"array"},"cleanup":{"type":"object"},"manifest":{"type":"object","required":["final_screen_sha256"],"properties":{"final_screen_sha256":{"type":["string","null"],"description":"null when terminal.final_screen is"}}},"normalization":{"type":"object"},"parent_evidence_id":{"type":"string"}}}`)
 
 var captureExamples = []json.RawMessage{
 	json.RawMessage(`{"executable":"/bin/sh","arguments":["-c","read name; echo hello $name"],"events":[{"type":"input","at_ms":100,"data":"rea\n"}],"timeout_ms":5000}`),

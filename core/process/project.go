@@ -214,9 +214,11 @@ func captureResultOf(pc *ports.ProcessCapture) *CaptureProcessScenarioResult {
 	// final screen is one never observed (the launch failed), reported as
 	// null rather than as a screen the program left empty.
 	var final *CaptureRenderedFrame
+	var finalDigest *string // the final screen's digest, null with the screen
 	if pc.FinalScreen.Columns > 0 && pc.FinalScreen.Rows > 0 {
 		f := renderedJSON(pc.FinalScreen)
 		final = &f
+		finalDigest = core.OptString(pc.Manifest.FinalScreenSHA256)
 	} else {
 		unknowns = append(unknowns, CaptureUnknown{Scope: "terminal", Reason: "no screen was observed (the program never ran in the terminal): terminal.final_screen is null"})
 	}
@@ -253,7 +255,7 @@ func captureResultOf(pc *ports.ProcessCapture) *CaptureProcessScenarioResult {
 			ComparisonContractSHA256: digestOf(contract),
 			NormalizationSHA256:      digestOf(norm),
 			SelectedExecutableSHA256: core.OptString(pc.Executable.SelectedSHA256), ExecutableSHA256: core.OptString(pc.Executable.SHA256),
-			NormalizedOutputSHA256: m.NormalizedOutputSHA256, FinalScreenSHA256: m.FinalScreenSHA256,
+			NormalizedOutputSHA256: m.NormalizedOutputSHA256, FinalScreenSHA256: finalDigest,
 			EnvironmentNotes: core.NonNil(m.EnvironmentNotes)},
 		Normalization: norm,
 	}

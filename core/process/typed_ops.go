@@ -415,7 +415,7 @@ type CaptureManifest struct {
 	SelectedExecutableSHA256 *string                   `json:"selected_executable_sha256"`
 	ExecutableSHA256         *string                   `json:"executable_sha256"`
 	NormalizedOutputSHA256   string                    `json:"normalized_output_sha256"`
-	FinalScreenSHA256        string                    `json:"final_screen_sha256"`
+	FinalScreenSHA256        *string                   `json:"final_screen_sha256"` // null when no screen was observed (the launch failed), as terminal.final_screen
 	EnvironmentNotes         []string                  `json:"environment_notes"`
 }
 

@@ -198,8 +198,12 @@ func resolveCaptures(c *core.Call, args *webCompareArgs, scenario bool) ([]core.
 // default on a large page, whose DOM and accessibility lists hold their
 // first nodes) with the complete record its parent_evidence_id names, when
 // this connection retains it, and returns that record's ID. Otherwise the
-// concise inspection stays: it marks both sections truncated, so they
-// compare as unknown, never as unchanged.
+// concise inspection stays, which cannot mislead: it lists fewer DOM and
+// accessibility nodes than its totals, so only the listed nodes and the
+// totals are compared (matchConcise), and a dimension they cannot settle
+// is unknown with a reason naming the missing record and what to pass
+// instead (conciseReason; core/browser's
+// TestCompareConciseInspectionsFromAnotherConnection pins it).
 func completeInspection(c *core.Call, in *webInspection) core.EvidenceID {
 	if in.ParentEvidenceID == "" {
 		return ""
