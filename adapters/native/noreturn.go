@@ -548,10 +548,11 @@ func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool
 // calls, or the sweep took the load right before a call (loadedSlot) for
 // one where another path may join, the span is swept again with the
 // pass's calls as the ends (their runs must not merge).
-// The pass runs only when the span also loads an import's slot into a
-// whole register somewhere (as regCalls.resolve checks first), so a
-// program without such loads (chromium, whose imports go through the PLT)
-// pays a look at each call without a target and each load.
+// The pass runs only when the span also loads the slot of an import that
+// does not return into a whole register somewhere (only such a call can
+// end a path, and a load right before a call that made it an end is one),
+// as walkRegCallEnds checks in discovery: a C++ program loads data
+// imports' slots (typeinfo, vtables) in most functions.
 func (b *builder) nrDecode(w *scratch, p *program, s ports.FunctionRange) *nrBody {
 	body := nrBody{insns: w.nr[:0], tabs: w.nrTabs[:0]}
 	code, stop := b.codeFor(s.Start, s.End)
@@ -581,7 +582,7 @@ func (b *builder) nrDecode(w *scratch, p *program, s ports.FunctionRange) *nrBod
 		})
 	}
 	w.nrLoads = loads[:0]
-	if open && slices.ContainsFunc(loads, func(a uint64) bool { return p.labelAt(a, "import") != "" }) {
+	if open && slices.ContainsFunc(loads, func(a uint64) bool { return isNoReturn(p.labelAt(a, "import")) }) {
 		if ends := b.regCallEnds(w.dec, p, s); len(ends) > 0 || adjacent {
 			body.insns, body.tabs = body.insns[:0], body.tabs[:0]
 			sweep(w.dec, code, s.Start, stop, maxFunctionInsns, func(in *insn) bool {
