@@ -15,7 +15,8 @@ import (
 const maxParamsText = 80
 
 // bundleText is what inspect-evidence-bundle's text reads of a canonical
-// bundle: not the results, which --format json prints byte for byte.
+// bundle: not the results, which --format json prints as the canonical
+// bytes (and a newline).
 type bundleText struct {
 	Artifacts []struct {
 		Architecture *string            `json:"architecture"`
@@ -110,7 +111,7 @@ func writeBundleText(w io.Writer, path string, canon []byte) error {
 			}
 		}
 	}
-	fmt.Fprintln(w, "--format json prints the canonical bundle, byte for byte; --detail summary the records' identities.")
+	fmt.Fprintln(w, "--format json prints the canonical bundle's bytes and a newline; --detail summary the records' identities.")
 	return nil
 }
 

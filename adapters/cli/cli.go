@@ -137,7 +137,7 @@ type grammar struct {
 	CompareApps     compareAppsCmd     `cmd:"" name:"compare-apps" help:"Analyze two versions of a JavaScript application (or read their analyses) and compare them (compare_application_versions)."`
 	Completion      completionCmd      `cmd:"" help:"Print a shell completion script: rea completion bash|zsh|fish."`
 	AnalyzeJSApp    jsappCmd           `cmd:"" name:"analyze-javascript-application" help:"Map a JavaScript or Electron application (a directory or an .asar) without running it: processes, IPC, modules, endpoints, source maps."`
-	InspectBundle   inspectBundleCmd   `cmd:"" name:"inspect-evidence-bundle" help:"Validate an exported Evidence bundle and describe it (records, links; --format json prints it byte for byte), or with detail summary its records' identities (get_evidence_bundle's projection)."`
+	InspectBundle   inspectBundleCmd   `cmd:"" name:"inspect-evidence-bundle" help:"Validate an exported Evidence bundle and describe it (records, links; --format json prints its canonical bytes and a newline), or with detail summary its records' identities (get_evidence_bundle's projection)."`
 	EvidenceExport  evidenceExportCmd  `cmd:"" name:"evidence-export" help:"Write an Evidence bundle file from imported bundles (--from) and recorded calls (--target, --call), streamed and atomically published."`
 	EvidenceImport  evidenceImportCmd  `cmd:"" name:"evidence-import" help:"Validate a bundle file completely as import_evidence_bundle does and print its summary."`
 	Compare         compareCmd         `cmd:"" help:"Compare two Evidence bundle files (compare_bundles), or two native binaries: matched, changed, added and removed functions (compare_binaries)."`

@@ -445,8 +445,8 @@ func TestCLIEvidenceCommands(t *testing.T) {
 	var all core.BundleSummary
 	is.NoErr(json.Unmarshal([]byte(out), &all))
 	is.Equal(all.MatchingRecords, exp.Records)
-	// Complete detail with --format json prints the canonical bundle,
-	// byte for byte.
+	// Complete detail with --format json prints the canonical bundle's
+	// bytes, then a newline.
 	out, _, code = runCLI(t, "--format", "json", "inspect-evidence-bundle", `{"path":"`+two+`"}`)
 	is.Equal(code, 0)
 	file, _ := os.ReadFile(two)
