@@ -84,44 +84,17 @@ func appendDirect(dst []byte, v any, depth int) ([]byte, error) {
 	case map[string]any:
 		return appendDirectMap(dst, x, depth)
 	case []any:
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = appendDirect(dst, e, depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, ']'), nil
+		return appendArray(dst, len(x), func(dst []byte, i int) ([]byte, error) { return appendDirect(dst, x[i], depth+1) })
 	case []map[string]any:
 		if x == nil {
 			return append(dst, "null"...), nil
 		}
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = appendDirectMap(dst, e, depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, ']'), nil
+		return appendArray(dst, len(x), func(dst []byte, i int) ([]byte, error) { return appendDirectMap(dst, x[i], depth+1) })
 	case []string:
 		if x == nil {
 			return append(dst, "null"...), nil
 		}
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendCanonicalString(dst, e)
-		}
-		return append(dst, ']'), nil
+		return appendArray(dst, len(x), func(dst []byte, i int) ([]byte, error) { return AppendCanonicalString(dst, x[i]), nil })
 	case json.RawMessage:
 		if x == nil {
 			return append(dst, "null"...), nil
@@ -142,6 +115,21 @@ func appendDirectMap(dst []byte, m map[string]any, depth int) ([]byte, error) {
 		keys = append(keys, k)
 	}
 	return appendSortedObject(dst, keys, func(dst []byte, k string) ([]byte, error) { return appendDirect(dst, m[k], depth+1) })
+}
+
+// appendArray writes an array of n elements, element i by elem.
+func appendArray(dst []byte, n int, elem func(dst []byte, i int) ([]byte, error)) ([]byte, error) {
+	dst = append(dst, '[')
+	for i := range n {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = elem(dst, i); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, ']'), nil
 }
 
 // appendSortedObject writes an object of the given keys in UTF-16 order,
@@ -263,17 +251,7 @@ func appendReflect(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 		}
 		fallthrough
 	case reflect.Array:
-		dst = append(dst, '[')
-		for i := range v.Len() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = appendReflect(dst, v.Index(i), depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, ']'), nil
+		return appendArray(dst, v.Len(), func(dst []byte, i int) ([]byte, error) { return appendReflect(dst, v.Index(i), depth+1) })
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
 			return nil, errDirectUnsupported

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -176,38 +177,28 @@ func applyUnknownArgs(u *Unknown, c *Call) error {
 	if in.ContradictingEvidenceIDs != nil {
 		u.ContradictingEvidenceIDs = *in.ContradictingEvidenceIDs
 	}
-	if in.RequiredAuthority != nil {
-		u.RequiredAuthority = nil
-		if err := json.Unmarshal(in.RequiredAuthority, &u.RequiredAuthority); err != nil {
-			return err
-		}
-	}
-	if in.RequiredConfidence != nil {
-		u.RequiredConfidence = nil
-		if err := json.Unmarshal(in.RequiredConfidence, &u.RequiredConfidence); err != nil {
-			return err
-		}
-	}
-	if in.RequiredEnvironment != nil {
-		u.RequiredEnvironment = nil
-		if err := json.Unmarshal(in.RequiredEnvironment, &u.RequiredEnvironment); err != nil {
-			return err
-		}
-	}
 	if in.RecommendedProbes != nil {
 		u.RecommendedProbes = *in.RecommendedProbes
 	}
 	if in.Relationships != nil {
 		u.Relationships = *in.Relationships
 	}
-	if in.Resolution != nil {
-		u.Resolution = nil
-		if err := json.Unmarshal(in.Resolution, &u.Resolution); err != nil {
-			return err
-		}
+	if err := cmp.Or(decodeOnto(in.RequiredAuthority, &u.RequiredAuthority), decodeOnto(in.RequiredConfidence, &u.RequiredConfidence),
+		decodeOnto(in.RequiredEnvironment, &u.RequiredEnvironment), decodeOnto(in.Resolution, &u.Resolution)); err != nil {
+		return err
 	}
 	u.normalize()
 	return nil
+}
+
+// decodeOnto replaces *dst with raw decoded when raw is present (null
+// clears it); a fresh value, so nothing of the old one is merged in.
+func decodeOnto[T any](raw json.RawMessage, dst **T) error {
+	if raw == nil {
+		return nil
+	}
+	*dst = nil
+	return json.Unmarshal(raw, dst)
 }
 
 // mutate records the mutation Evidence, completes the revision and checks
