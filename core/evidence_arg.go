@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -41,6 +42,20 @@ func (c *Call) EvidenceAt(path ...any) (*Evidence, error) {
 		return nil, err
 	}
 	return ParseEvidence(b)
+}
+
+// CompleteEvidence is the complete record a concise one declares: when
+// ev's normalized result names a parent_evidence_id, that record as
+// ResolveParent finds it; any other ev as it is. Callers check ev's
+// operation first (a view of a record declares its parent too).
+func (c *Call) CompleteEvidence(ev *Evidence) (*Evidence, error) {
+	var probe struct {
+		Parent string `json:"parent_evidence_id"`
+	}
+	if json.Unmarshal(ev.NormalizedResult, &probe); probe.Parent == "" { // a string, or none
+		return ev, nil
+	}
+	return c.ResolveParent(ev, probe.Parent)
 }
 
 // ResolveParent follows concise's parent_evidence_id (parent) to the

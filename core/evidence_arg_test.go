@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,42 +14,72 @@ import (
 	"rea/core"
 )
 
+// toolSessions returns a maker of connections to a catalog of one tool per
+// handler, each taking and answering any object.
+func toolSessions(t *testing.T, handlers map[string]core.Handler) func() *core.Session {
+	t.Helper()
+	open := json.RawMessage(`{"type":"object"}`)
+	var ops []*core.Operation
+	for _, name := range slices.Sorted(maps.Keys(handlers)) {
+		ops = append(ops, &core.Operation{Name: name, Title: name, Description: "A test tool.", Kind: core.KindApplication, Input: open, Result: open, Handler: handlers[name]})
+	}
+	cat, err := core.NewCatalog(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := core.NewRegistry(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() *core.Session { return core.NewSession(cat, reg, nil) }
+}
+
+func unbound(result any) *core.Observation { return &core.Observation{Result: result, Unbound: true} }
+
+func retained(id core.EvidenceID) string {
+	return `{"kind":"retained-evidence","evidence_id":"` + string(id) + `"}`
+}
+
+// pageTool answers a page of its items, the first, naming as
+// parent_evidence_id the complete record it retains, the record a
+// "detail":"complete" call answers.
+func pageTool(ctx context.Context, c *core.Call) (any, error) {
+	complete := unbound(map[string]any{"items": []any{1, 2, 3}})
+	if c.Args["detail"] == "complete" {
+		return complete, nil
+	}
+	id, err := c.RetainComplete(complete)
+	if err != nil {
+		return nil, err
+	}
+	return &core.Observation{Result: map[string]any{"items": []any{1}, "parent_evidence_id": string(id)}, Unbound: true, Links: []core.EvidenceID{id}}, nil
+}
+
 // TestEvidenceArg resolves an Evidence argument in both forms, records it
 // as the retained reference, and types the failures.
 func TestEvidenceArg(t *testing.T) {
 	is := is.New(t)
-	open := json.RawMessage(`{"type":"object"}`)
 	var seen []core.EvidenceID
 	var params []any
-	ops := []*core.Operation{
-		{Name: "make_tool", Title: "Make", Description: "Makes a record.", Kind: core.KindApplication, Input: open, Result: open,
-			Handler: func(ctx context.Context, c *core.Call) (any, error) {
-				return &core.Observation{Result: map[string]any{"n": 1}, Unbound: true}, nil
-			}},
-		{Name: "read_tool", Title: "Read", Description: "Reads a record.", Kind: core.KindApplication, Input: open, Result: open,
-			Handler: func(ctx context.Context, c *core.Call) (any, error) {
-				ev, err := c.EvidenceArg("source")
-				if err != nil {
-					return nil, err
-				}
-				c.KeepReference("source", ev)
-				seen = append(seen, ev.EvidenceID)
-				params = append(params, c.Args["source"])
-				return &core.Observation{Result: map[string]any{"operation": ev.Operation}, Unbound: true}, nil
-			}},
-	}
-	cat, err := core.NewCatalog(ops)
-	is.NoErr(err)
-	reg, err := core.NewRegistry(nil, nil)
-	is.NoErr(err)
-	s := core.NewSession(cat, reg, nil)
+	s := toolSessions(t, map[string]core.Handler{
+		"make_tool": func(ctx context.Context, c *core.Call) (any, error) { return unbound(map[string]any{"n": 1}), nil },
+		"read_tool": func(ctx context.Context, c *core.Call) (any, error) {
+			ev, err := c.EvidenceArg("source")
+			if err != nil {
+				return nil, err
+			}
+			c.KeepReference("source", ev)
+			seen = append(seen, ev.EvidenceID)
+			params = append(params, c.Args["source"])
+			return unbound(map[string]any{"operation": ev.Operation}), nil
+		},
+	})()
 	ctx := context.Background()
 	made, err := s.Call(ctx, "make_tool", json.RawMessage(`{}`), nil)
 	is.NoErr(err)
 	inline, err := core.MarshalNoEscape(made.Evidence)
 	is.NoErr(err)
-	ref := `{"kind":"retained-evidence","evidence_id":"` + string(made.Evidence.EvidenceID) + `"}`
-	a, err := s.Call(ctx, "read_tool", json.RawMessage(`{"source":`+ref+`}`), nil)
+	a, err := s.Call(ctx, "read_tool", json.RawMessage(`{"source":`+retained(made.Evidence.EvidenceID)+`}`), nil)
 	is.NoErr(err)
 	b, err := s.Call(ctx, "read_tool", json.RawMessage(`{"source":`+string(inline)+`}`), nil)
 	is.NoErr(err)
@@ -60,7 +92,7 @@ func TestEvidenceArg(t *testing.T) {
 	}{
 		{`{}`, string(core.CodeInvalidRequest)},
 		{`{"source":{"kind":"retained-evidence","evidence_id":"ev_nope"}}`, string(core.CodeInvalidRequest)},
-		{`{"source":{"kind":"retained-evidence","evidence_id":"ev_` + string(make64('a')) + `"}}`, string(core.CodeEvidenceIntegrityMismatch)},
+		{`{"source":` + retained(core.EvidenceID("ev_"+strings.Repeat("a", 64))) + `}`, string(core.CodeEvidenceIntegrityMismatch)},
 		{`{"source":{"evidence_id":"ev_x","normalized_result":{}}}`, ""},
 	} {
 		_, err := s.Call(ctx, "read_tool", json.RawMessage(tc.args), nil)
@@ -72,74 +104,92 @@ func TestEvidenceArg(t *testing.T) {
 	}
 }
 
-func make64(c byte) []byte {
-	b := make([]byte, 64)
-	for i := range b {
-		b[i] = c
-	}
-	return b
-}
-
-// TestEvidenceAtNested resolves Evidence arguments nested in arrays and
-// objects and records each as its reference (core/runtime follows a
-// summary view to its parent on top of this).
-func TestEvidenceAtNested(t *testing.T) {
+// TestCompleteEvidence: an Evidence argument nested in arrays and objects
+// that is a concise record (parent_evidence_id, retained as a
+// "detail":"complete" call records it) is followed to its complete record,
+// whichever form it came in, and recorded as that record's reference. A
+// connection that does not hold the complete record refuses the concise one
+// naming what is missing, what named it, and what to pass instead (before,
+// "expected":"retained-evidence","actual":null, which no caller had sent);
+// a parent another operation made is refused as wrong_operation.
+func TestCompleteEvidence(t *testing.T) {
 	is := is.New(t)
-	open := json.RawMessage(`{"type":"object"}`)
 	var got []core.EvidenceID
 	var params []any
-	ops := []*core.Operation{
-		{Name: "make_tool", Title: "Make", Description: "Makes a record.", Kind: core.KindApplication, Input: open, Result: open,
-			Handler: func(ctx context.Context, c *core.Call) (any, error) {
-				return &core.Observation{Result: map[string]any{"graph": map[string]any{"n": c.Args["n"]}}, Unbound: true}, nil
-			}},
-		{Name: "read_tool", Title: "Read", Description: "Reads nested records.", Kind: core.KindApplication, Input: open, Result: open,
-			Handler: func(ctx context.Context, c *core.Call) (any, error) {
-				got = got[:0]
-				l, _ := c.Args["layers"].([]any)
-				for i := range l {
-					ev, err := c.EvidenceAt("layers", i, "analysis")
-					if err != nil {
-						return nil, err
-					}
-					c.KeepReferenceAt(ev, "layers", i, "analysis")
-					got = append(got, ev.EvidenceID)
+	sessions := toolSessions(t, map[string]core.Handler{
+		"page_tool": pageTool,
+		"other_tool": func(ctx context.Context, c *core.Call) (any, error) {
+			return unbound(map[string]any{"parent_evidence_id": c.Args["parent"]}), nil
+		},
+		"read_tool": func(ctx context.Context, c *core.Call) (any, error) {
+			got = got[:0]
+			l, _ := c.Args["layers"].([]any)
+			for i := range l {
+				ev, err := c.EvidenceAt("layers", i, "analysis")
+				if err != nil {
+					return nil, err
 				}
-				params = append(params, c.Args["layers"])
-				return &core.Observation{Result: map[string]any{"n": len(got)}, Unbound: true}, nil
-			}},
-	}
-	cat, err := core.NewCatalog(ops)
-	is.NoErr(err)
-	reg, err := core.NewRegistry(nil, nil)
-	is.NoErr(err)
-	s := core.NewSession(cat, reg, nil)
+				if ev, err = c.CompleteEvidence(ev); err != nil {
+					return nil, err
+				}
+				c.KeepReferenceAt(ev, "layers", i, "analysis")
+				got = append(got, ev.EvidenceID)
+			}
+			params = append(params, c.Args["layers"])
+			return unbound(map[string]any{"n": len(got)}), nil
+		},
+	})
+	s := sessions()
 	ctx := context.Background()
-	full, err := s.Call(ctx, "make_tool", json.RawMessage(`{"n":1}`), nil)
+	page, err := s.Call(ctx, "page_tool", json.RawMessage(`{}`), nil)
 	is.NoErr(err)
-	inline, err := core.MarshalNoEscape(full.Evidence)
+	full, err := s.Call(ctx, "page_tool", json.RawMessage(`{"detail":"complete"}`), nil)
 	is.NoErr(err)
-	ref := `{"kind":"retained-evidence","evidence_id":"` + string(full.Evidence.EvidenceID) + `"}`
+	parent := string(full.Evidence.EvidenceID)
+	is.Equal(page.Evidence.EvidenceLinks, []core.EvidenceID{full.Evidence.EvidenceID}) // the complete record was retained
+	inline, err := core.MarshalNoEscape(page.Evidence)
+	is.NoErr(err)
+	layers := func(analyses ...string) json.RawMessage {
+		return json.RawMessage(`{"layers":[{"analysis":` + strings.Join(analyses, `},{"analysis":`) + `}]}`)
+	}
 
-	_, err = s.Call(ctx, "read_tool", json.RawMessage(`{"layers":[{"analysis":`+ref+`},{"analysis":`+string(inline)+`}]}`), nil)
+	_, err = s.Call(ctx, "read_tool", layers(retained(full.Evidence.EvidenceID), string(inline)), nil)
 	is.NoErr(err)
-	is.Equal(got, []core.EvidenceID{full.Evidence.EvidenceID, full.Evidence.EvidenceID})
-	_, err = s.Call(ctx, "read_tool", json.RawMessage(`{"layers":[{"analysis":`+ref+`},{"analysis":`+ref+`}]}`), nil)
+	is.Equal(got, []core.EvidenceID{full.Evidence.EvidenceID, full.Evidence.EvidenceID}) // the concise record led to its parent
+	_, err = s.Call(ctx, "read_tool", layers(retained(page.Evidence.EvidenceID), retained(full.Evidence.EvidenceID)), nil)
 	is.NoErr(err)
-	is.Equal(params[0], params[1]) // every form is recorded as the reference
+	is.Equal(params[0], params[1]) // every form is recorded as the parent's reference
 
+	_, err = sessions().Call(ctx, "read_tool", layers(string(inline)), nil) // another connection does not hold the parent
+	var e *core.Error
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeEvidenceIntegrityMismatch)
+	is.Equal(e.Details["reason"], "missing")
+	is.Equal(e.Details["evidence_id"], parent)                                   // what is missing
+	is.Equal(e.Details["concise_evidence_id"], string(page.Evidence.EvidenceID)) // what named it
+	instead, _ := e.Details["pass_instead"].(string)                             // what to pass instead
+	is.True(strings.Contains(instead, parent) && strings.Contains(instead, `"detail":"complete"`) && strings.Contains(instead, "page_tool"))
+	is.True(strings.Contains(e.Remediation, instead))
+
+	other, err := s.Call(ctx, "other_tool", json.RawMessage(`{"parent":"`+parent+`"}`), nil)
+	is.NoErr(err)
 	for _, tc := range []struct {
-		args string
-		code core.Code
+		args   json.RawMessage
+		code   core.Code
+		reason string
 	}{
-		{`{"layers":[{}]}`, core.CodeInvalidRequest},
-		{`{"layers":[{"analysis":"x"}]}`, core.CodeInvalidRequest},
-		{`{"layers":[{"analysis":{"kind":"retained-evidence","evidence_id":"ev_nope"}}]}`, core.CodeInvalidRequest},
+		{layers(retained(other.Evidence.EvidenceID)), core.CodeEvidenceIntegrityMismatch, "wrong_operation"}, // a parent another operation made
+		{json.RawMessage(`{"layers":[{}]}`), core.CodeInvalidRequest, ""},
+		{layers(`"x"`), core.CodeInvalidRequest, ""},
+		{layers(`{"kind":"retained-evidence","evidence_id":"ev_nope"}`), core.CodeInvalidRequest, ""},
 	} {
-		_, err := s.Call(ctx, "read_tool", json.RawMessage(tc.args), nil)
+		_, err := s.Call(ctx, "read_tool", tc.args, nil)
 		var e *core.Error
 		is.True(errors.As(err, &e)) // every failure is typed
 		is.Equal(e.Code, tc.code)
+		if tc.reason != "" {
+			is.Equal(e.Details["reason"], tc.reason)
+		}
 	}
 }
 
@@ -148,24 +198,7 @@ func TestEvidenceAtNested(t *testing.T) {
 // arguments are left as they were.
 func TestRetainComplete(t *testing.T) {
 	is := is.New(t)
-	open := json.RawMessage(`{"type":"object"}`)
-	ops := []*core.Operation{{Name: "page_tool", Title: "Page", Description: "Pages a result.", Kind: core.KindApplication, Input: open, Result: open,
-		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			complete := &core.Observation{Result: map[string]any{"items": []any{1, 2, 3}}, Unbound: true}
-			if c.Args["detail"] == "complete" {
-				return complete, nil
-			}
-			id, err := c.RetainComplete(complete)
-			if err != nil {
-				return nil, err
-			}
-			return &core.Observation{Result: map[string]any{"items": []any{1}}, Unbound: true, Links: []core.EvidenceID{id}}, nil
-		}}}
-	cat, err := core.NewCatalog(ops)
-	is.NoErr(err)
-	reg, err := core.NewRegistry(nil, nil)
-	is.NoErr(err)
-	s := core.NewSession(cat, reg, nil)
+	s := toolSessions(t, map[string]core.Handler{"page_tool": pageTool})()
 	ctx := context.Background()
 	page, err := s.Call(ctx, "page_tool", json.RawMessage(`{"n":3}`), nil)
 	is.NoErr(err)
@@ -177,64 +210,4 @@ func TestRetainComplete(t *testing.T) {
 	full, err := s.Call(ctx, "page_tool", json.RawMessage(`{"n":3,"detail":"complete"}`), nil)
 	is.NoErr(err)
 	is.Equal(full.Evidence.EvidenceID, parent.EvidenceID) // the record a complete call seals
-}
-
-// TestResolveParent: a concise record's parent_evidence_id is followed to
-// the complete record this connection retains; one it does not hold is
-// refused with details naming the missing record, the concise record that
-// names it, and what to pass instead. Before, the details were
-// "expected":"retained-evidence","actual":null, which no caller had sent.
-func TestResolveParent(t *testing.T) {
-	is := is.New(t)
-	open := json.RawMessage(`{"type":"object"}`)
-	ops := []*core.Operation{
-		{Name: "page_tool", Title: "Page", Description: "Pages a result.", Kind: core.KindApplication, Input: open, Result: open,
-			Handler: func(ctx context.Context, c *core.Call) (any, error) {
-				id, err := c.RetainComplete(&core.Observation{Result: map[string]any{"items": []any{1, 2, 3}}, Unbound: true})
-				if err != nil {
-					return nil, err
-				}
-				return &core.Observation{Result: map[string]any{"items": []any{1}, "parent_evidence_id": string(id)}, Unbound: true, Links: []core.EvidenceID{id}}, nil
-			}},
-		{Name: "read_tool", Title: "Read", Description: "Reads a record.", Kind: core.KindApplication, Input: open, Result: open,
-			Handler: func(ctx context.Context, c *core.Call) (any, error) {
-				ev, err := c.EvidenceArg("source")
-				if err != nil {
-					return nil, err
-				}
-				var r struct {
-					Parent string `json:"parent_evidence_id"`
-				}
-				is.NoErr(json.Unmarshal(ev.NormalizedResult, &r))
-				full, err := c.ResolveParent(ev, r.Parent)
-				if err != nil {
-					return nil, err
-				}
-				return &core.Observation{Result: map[string]any{"full": string(full.EvidenceID)}, Unbound: true}, nil
-			}}}
-	cat, err := core.NewCatalog(ops)
-	is.NoErr(err)
-	reg, err := core.NewRegistry(nil, nil)
-	is.NoErr(err)
-	made := core.NewSession(cat, reg, nil)
-	ctx := context.Background()
-	page, err := made.Call(ctx, "page_tool", json.RawMessage(`{}`), nil)
-	is.NoErr(err)
-	parent := string(page.Evidence.EvidenceLinks[0])
-	inline, err := json.Marshal(map[string]any{"source": page.Evidence})
-	is.NoErr(err)
-	got, err := made.Call(ctx, "read_tool", inline, nil) // the connection that made it follows the reference
-	is.NoErr(err)
-	is.True(string(got.Evidence.NormalizedResult) == `{"full":"`+parent+`"}`)
-	_, err = core.NewSession(cat, reg, nil).Call(ctx, "read_tool", inline, nil) // another does not hold the parent
-	var e *core.Error
-	is.True(errors.As(err, &e))
-	is.Equal(e.Code, core.CodeEvidenceIntegrityMismatch)
-	is.Equal(e.Details["reason"], "missing")
-	is.Equal(e.Details["evidence_id"], parent)                                   // what is missing
-	is.Equal(e.Details["concise_evidence_id"], string(page.Evidence.EvidenceID)) // what named it
-	is.True(e.Details["expected"] != "retained-evidence")
-	instead, _ := e.Details["pass_instead"].(string) // what to pass instead
-	is.True(strings.Contains(instead, parent) && strings.Contains(instead, `"detail":"complete"`) && strings.Contains(instead, "page_tool"))
-	is.True(strings.Contains(e.Remediation, instead))
 }

@@ -587,7 +587,7 @@ func handleCompareArtifacts(ctx context.Context, c *core.Call) (any, error) {
 func completeSide(c *core.Call, ev *core.Evidence) (*core.Evidence, error) {
 	switch ev.Operation {
 	case "inventory_artifact":
-		return completeInventory(c, ev)
+		return c.CompleteEvidence(ev) // a concise inventory: its complete graph
 	case "inspect_artifact":
 		var probe struct {
 			Subject struct {
@@ -673,19 +673,4 @@ func exampleInventoryEvidence(content string) *core.Evidence {
 		panic("core: compare_artifacts example: " + err.Error())
 	}
 	return ev
-}
-
-// completeInventory is the complete inventory a concise one names: when
-// ev's result lists no nodes and carries parent_evidence_id, that record
-// as Call.ResolveParent finds it (held by this connection, made by the
-// same operation). core/runtime follows an analysis summary by the same rule.
-func completeInventory(c *core.Call, ev *core.Evidence) (*core.Evidence, error) {
-	var probe struct {
-		Nodes  json.RawMessage `json:"nodes"`
-		Parent string          `json:"parent_evidence_id"`
-	}
-	if json.Unmarshal(ev.NormalizedResult, &probe) != nil || probe.Nodes != nil || probe.Parent == "" {
-		return ev, nil
-	}
-	return c.ResolveParent(ev, probe.Parent)
 }

@@ -12,9 +12,9 @@ import (
 // Application Evidence inputs (CONTRACTS.md §4): complete inline Evidence
 // or {"kind":"retained-evidence","evidence_id"} resolved in this
 // connection's ledger. Both pass the same checks: a strict re-parse (the
-// ID is recomputed), the producing operation and the predicate. A summary
-// view of analyze_javascript_application is followed to its retained
-// parent.
+// ID is recomputed), the producing operation and the predicate. A concise
+// record (a summary view of analyze_javascript_application) is followed to
+// its retained complete record (Call.CompleteEvidence).
 
 // resolveEvidenceArg resolves c.Args[name] and, after the checks, records
 // the argument as the retained reference so the Evidence parameters are the
@@ -38,17 +38,7 @@ func checkEvidenceInput(c *core.Call, ev *core.Evidence, ops []string) (*core.Ev
 	if !slices.Contains(ops, ev.Operation) {
 		return nil, referenceErr(ev.EvidenceID, "wrong_operation", strings.Join(ops, "|"), ev.Operation)
 	}
-	if ev.Operation == "analyze_javascript_application" {
-		var probe struct {
-			Parent string          `json:"parent_evidence_id"`
-			Graph  json.RawMessage `json:"graph"`
-		}
-		_ = json.Unmarshal(ev.NormalizedResult, &probe)
-		if probe.Graph == nil && probe.Parent != "" {
-			return c.ResolveParent(ev, probe.Parent)
-		}
-	}
-	return ev, nil
+	return c.CompleteEvidence(ev) // an application summary: its complete record
 }
 
 func referenceErr(id core.EvidenceID, reason, expected, actual string) *core.Error {

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,7 +44,7 @@ func evidenceArg(c *core.Call, path []any, want []producer) (*core.Evidence, err
 		return nil, err
 	}
 	if ev.Operation == staticProducer.op && slices.Contains(want, staticProducer) {
-		if ev, err = completeEvidence(c, ev, "graph"); err != nil {
+		if ev, err = c.CompleteEvidence(ev); err != nil {
 			return nil, err
 		}
 	}
@@ -68,22 +67,4 @@ func referenceErr(id core.EvidenceID, reason, expected, actual string) *core.Err
 		Message:     fmt.Sprintf("evidence %s: %s (expected %s, got %s)", id, strings.ReplaceAll(reason, "_", " "), expected, actual),
 		Remediation: "Pass Evidence produced by the expected operation, inline or as a retained reference.",
 		Details:     map[string]any{"evidence_id": string(id), "reason": reason, "expected": expected, "actual": actual}}
-}
-
-// completeEvidence follows a summary view to the record it summarizes: when
-// ev's normalized result carries parent_evidence_id but not the property
-// full (the part only the complete record has, such as "graph"), the
-// parent is resolved in this connection's ledger and must come from the
-// same operation (Call.ResolveParent: else evidence_integrity_mismatch,
-// reason wrong_operation). Any other ev is returned as it is.
-func completeEvidence(c *core.Call, ev *core.Evidence, full string) (*core.Evidence, error) {
-	var probe map[string]json.RawMessage
-	if json.Unmarshal(ev.NormalizedResult, &probe) != nil {
-		return ev, nil
-	}
-	var parent string
-	if _, has := probe[full]; has || json.Unmarshal(probe["parent_evidence_id"], &parent) != nil || parent == "" {
-		return ev, nil
-	}
-	return c.ResolveParent(ev, parent) // held here, made by ev's operation
 }
