@@ -61,19 +61,10 @@ func ResourceTemplates() []ResourceTemplate {
 			Description: "One Evidence record retained by this connection's ledger, as canonical JSON; {evidence_id} is ev_ and 64 hex characters.",
 			MIMEType:    "application/json",
 			read: func(_ context.Context, s *Session, uri string) ([]byte, bool, error) {
-				id, ok := strings.CutPrefix(uri, EvidenceURIPrefix)
-				if !ok {
-					return nil, false, nil
+				if id, ok := strings.CutPrefix(uri, EvidenceURIPrefix); ok {
+					return s.retainedCanonical(id)
 				}
-				if _, err := ParseEvidenceID(id); err != nil {
-					return nil, false, nil
-				}
-				ev, ok := s.ledger.Get(EvidenceID(id))
-				if !ok {
-					return nil, false, nil
-				}
-				b, err := AppendCanonicalEvidence(nil, ev)
-				return b, err == nil, err
+				return nil, false, nil
 			},
 		},
 		{
@@ -91,15 +82,8 @@ func ResourceTemplates() []ResourceTemplate {
 				if !ok || section == "" || section == "evidence_id" {
 					return nil, false, nil
 				}
-				if _, err := ParseEvidenceID(id); err != nil {
-					return nil, false, nil
-				}
-				ev, ok := s.ledger.Get(EvidenceID(id))
+				b, ok, err := s.retainedCanonical(id)
 				if !ok {
-					return nil, false, nil
-				}
-				b, err := AppendCanonicalEvidence(nil, ev)
-				if err != nil {
 					return nil, false, err
 				}
 				var fields map[string]json.RawMessage
@@ -111,6 +95,20 @@ func ResourceTemplates() []ResourceTemplate {
 			},
 		},
 	}
+}
+
+// retainedCanonical is the canonical form of the record id names, when
+// this connection retains it (ok false, and no error, when it does not).
+func (s *Session) retainedCanonical(id string) (b []byte, ok bool, err error) {
+	if _, err := ParseEvidenceID(id); err != nil {
+		return nil, false, nil
+	}
+	ev, ok := s.ledger.Get(EvidenceID(id))
+	if !ok {
+		return nil, false, nil
+	}
+	b, err = AppendCanonicalEvidence(nil, ev)
+	return b, err == nil, err
 }
 
 // Resource is a fixed resource core serves (resources/list), declared once
