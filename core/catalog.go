@@ -495,12 +495,13 @@ func issuesFor(e *jsonschema.ValidationError, inst any, root *jsonschema.Schema)
 	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
+		var names []string // the properties the object declares, itself or through $ref
+		for s := schemaAt(root, e.SchemaURL, map[*jsonschema.Schema]bool{}); s != nil; s = s.Ref {
+			names = slices.AppendSeq(names, maps.Keys(s.Properties))
+		}
 		out := each(k.Properties, ReasonUnknownArgument, "unknown argument %q")
-		for i, p := range k.Properties {
-			if near := nearestName(p, schemaAt(root, e.SchemaURL, map[*jsonschema.Schema]bool{})); near != "" {
-				out[i].Message += fmt.Sprintf("; did you mean %q?", near)
-				out[i].Expected = near
-			}
+		for i := range out {
+			suggestName(&out[i], names)
 		}
 		return out
 	case *kind.Required:
@@ -543,26 +544,25 @@ func issuesFor(e *jsonschema.ValidationError, inst any, root *jsonschema.Schema)
 	return []Issue{{Path: base, Reason: ReasonInvalidValue, Message: e.Error()}}
 }
 
-// nearestName returns the property s declares (itself or through $ref)
-// that name most likely misspells: the one fewest edits away once case and
-// - for _ are ignored, if at most a third of its length (two at most) and
-// no other is as near; else "".
-func nearestName(name string, s *jsonschema.Schema) string {
+// suggestName completes an unknown-argument issue (the name last in its
+// path) with the one of names it most likely misspells, as "did you mean"
+// and Expected: the one fewest edits away once case and - for _ are
+// ignored, if at most a third of its length (two at most) and no other is
+// as near. Tool arguments and prompt arguments share it.
+func suggestName(is *Issue, names []string) {
 	fold := func(x string) string { return strings.ReplaceAll(strings.ToLower(x), "-", "_") }
-	best, bestD, tie := "", 3, false
-	for ; s != nil; s = s.Ref {
-		for p := range s.Properties {
-			d := editDistance(fold(name), fold(p))
-			if d > min(2, len(p)/3) || d > bestD || d == bestD && p == best {
-				continue
-			}
-			best, tie, bestD = p, d == bestD, d
+	name, best, bestD, tie := fmt.Sprint(is.Path[len(is.Path)-1]), "", 3, false
+	for _, p := range names {
+		d := editDistance(fold(name), fold(p))
+		if d > min(2, len(p)/3) || d > bestD || d == bestD && p == best {
+			continue
 		}
+		best, tie, bestD = p, d == bestD, d
 	}
-	if tie {
-		return ""
+	if best != "" && !tie {
+		is.Message += fmt.Sprintf("; did you mean %q?", best)
+		is.Expected = best
 	}
-	return best
 }
 
 // editDistance is the Levenshtein distance between a and b, in bytes.

@@ -134,17 +134,19 @@ func RenderPrompt(name string, args map[string]string) (*PromptMessage, error) {
 		if p.Name != name {
 			continue
 		}
-		known := map[string]bool{}
+		var names []string
 		var issues []Issue
 		for _, a := range p.Arguments {
-			known[a.Name] = true
+			names = append(names, a.Name)
 			if a.Required && strings.TrimSpace(args[a.Name]) == "" {
 				issues = append(issues, Issue{Path: []any{a.Name}, Reason: ReasonMissingArgument, Message: "argument " + a.Name + " is required"})
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(args)) {
-			if !known[k] {
-				issues = append(issues, Issue{Path: []any{k}, Reason: ReasonUnknownArgument, Message: "prompt " + name + " has no argument " + k})
+			if !slices.Contains(names, k) {
+				is := Issue{Path: []any{k}, Reason: ReasonUnknownArgument, Message: "prompt " + name + " has no argument " + k}
+				suggestName(&is, names) // as a tool's unknown argument gets
+				issues = append(issues, is)
 			}
 		}
 		if len(issues) > 0 {

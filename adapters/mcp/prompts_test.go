@@ -58,6 +58,33 @@ func TestPromptsAreCoresPrompts(t *testing.T) {
 	is.Equal(rpc.Code, int64(jsonrpc.CodeInvalidParams))
 }
 
+// TestPromptArgumentSuggestion: a misspelled prompt argument gets the
+// "did you mean" a tool's gets, from the kernel's one matcher, and the
+// remediation says what to rename. Before, only "prompt compare_versions
+// has no argument new_pth".
+func TestPromptArgumentSuggestion(t *testing.T) {
+	is := is.New(t)
+	h := start(t)
+	_, err := h.client.GetPrompt(context.Background(), &sdk.GetPromptParams{Name: "compare_versions", Arguments: map[string]string{"old_path": "/a", "New-Pth": "/b"}})
+	var rpc *jsonrpc.Error
+	is.True(errors.As(err, &rpc))
+	is.Equal(rpc.Code, int64(jsonrpc.CodeInvalidParams))
+	var env struct {
+		Error struct {
+			Code        core.Code        `json:"code"`
+			Remediation core.Remediation `json:"remediation"`
+			Details     struct {
+				Issues []core.Issue `json:"issues"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	is.NoErr(json.Unmarshal(rpc.Data, &env))
+	is.Equal(env.Error.Code, core.CodeInvalidRequest)
+	is.Equal(env.Error.Remediation.Action, "Rename input.New-Pth to new_path, correct anything else details.issues lists, and call again.")
+	is.Equal(env.Error.Details.Issues[1], core.Issue{Path: []any{"New-Pth"}, Reason: core.ReasonUnknownArgument,
+		Message: `prompt compare_versions has no argument New-Pth; did you mean "new_path"?`, Expected: "new_path"})
+}
+
 func TestResources(t *testing.T) {
 	is := is.New(t)
 	h := start(t)
