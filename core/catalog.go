@@ -113,6 +113,9 @@ type Operation struct {
 	// the bound provider lacks one of Needs (e.g. name the engine that has it).
 	MissingRemediation string
 	MissingReason      string
+	// Remedy, when set, is the remediation of arguments the schema refuses
+	// (issues) naming what to pass, in place of the generic advice ("" keeps it).
+	Remedy func(c *Catalog, issues []Issue) string
 	// Unavailable, when set, says why the registry cannot serve the
 	// operation now (an engine not wired in, a browser not installed):
 	// a non-empty reason and its remediation for tool_availability.
@@ -317,7 +320,11 @@ func (c *Catalog) validate(op *Operation, raw json.RawMessage) (map[string]any, 
 	}
 	if err := op.schema.Validate(inst); err != nil {
 		if ve, ok := errors.AsType[*jsonschema.ValidationError](err); ok {
-			return nil, InvalidRequest(op.Name, issuesOf(ve, inst, op.schema)...)
+			e := InvalidRequest(op.Name, issuesOf(ve, inst, op.schema)...)
+			if op.Remedy != nil && e.Remediation == "" { // a Rename comes first
+				e.Remediation = op.Remedy(c, e.Details["issues"].([]Issue))
+			}
+			return nil, e
 		}
 		return nil, InvalidRequest(op.Name, Issue{Path: []any{}, Reason: ReasonInvalidValue, Message: err.Error()})
 	}

@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -49,8 +51,19 @@ func opInspectAnalysisView() *Operation {
 		Input:    json.RawMessage(viewInputSchema),
 		Result:   json.RawMessage(ViewResultSchema),
 		Examples: viewExamples(),
+		Remedy:   viewSourceRemedy,
 		Handler:  handleInspectAnalysisView,
 	}
+}
+
+// viewSourceRemedy says, when the source is missing or malformed, what to
+// pass and which tools return a record that has views.
+func viewSourceRemedy(c *Catalog, issues []Issue) string {
+	if !slices.ContainsFunc(issues, func(is Issue) bool { return len(is.Path) > 0 && is.Path[0] == "source" }) {
+		return ""
+	}
+	return `Pass source: {"kind":"retained-evidence","evidence_id":...} with the evidence_id that ` + strings.Join(slices.Sorted(maps.Keys(c.viewers)), " or ") +
+		` returned on this connection, or {"kind":"inline","evidence":...} with such a complete record; correct anything else details.issues lists, and call again.`
 }
 
 func viewExamples() []json.RawMessage {

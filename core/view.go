@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -156,11 +157,7 @@ func viewOfEvidence(e *Evidence) EvidenceID {
 func (c *Catalog) projectView(parent *Evidence, view ViewSpec) (*InspectAnalysisViewResult, error) {
 	v, ok := c.viewers[parent.Operation]
 	if !ok {
-		ops := make([]string, 0, len(c.viewers))
-		for k := range c.viewers {
-			ops = append(ops, k)
-		}
-		slices.Sort(ops)
+		ops := slices.Sorted(maps.Keys(c.viewers))
 		return nil, &Error{Code: CodeUnsupportedTarget,
 			Message:     fmt.Sprintf("inspect_analysis_view: %s Evidence has no views; views exist for %s", parent.Operation, strings.Join(ops, ", ")),
 			Remediation: "Pass Evidence produced by " + strings.Join(ops, " or ") + ".",

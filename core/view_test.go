@@ -138,6 +138,16 @@ func TestViewSources(t *testing.T) {
 	is.Equal(e.Code, core.CodeEvidenceIntegrityMismatch)
 	is.Equal(e.Details["reason"], "missing")
 	is.Equal(e.Details["evidence_id"], string(af.EvidenceID))
+	// A missing or malformed source names the argument and the tools whose
+	// evidence_id it takes; before, only "correct details.issues".
+	for _, args := range []map[string]any{{"view": map[string]any{"kind": "summary"}},
+		{"source": map[string]any{"kind": "retained-evidence", "evidence_id": "x"}, "view": map[string]any{"kind": "summary"}}} {
+		e = bndErr(t, s, "inspect_analysis_view", args)
+		is.Equal(e.Code, core.CodeInvalidRequest)
+		is.True(strings.HasPrefix(e.Remediation, `Pass source: {"kind":"retained-evidence","evidence_id":...} with the evidence_id that analyze_function or analyze_javascript_application or inspect_binary_layout returned on this connection`))
+	}
+	e = bndErr(t, s, "inspect_analysis_view", map[string]any{"sourc": map[string]any{}, "view": map[string]any{"kind": "summary"}})
+	is.True(strings.HasPrefix(e.Remediation, "Rename input.sourc to source")) // a misspelling is renamed
 	// Other operations have no views.
 	other := numbered(t, 1, "x")
 	e = bndErr(t, s, "inspect_analysis_view", map[string]any{"source": map[string]any{"kind": "inline", "evidence": other}, "view": map[string]any{"kind": "summary"}})
