@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 	"github.com/matryer/is"
@@ -71,4 +72,92 @@ func TestScenarioAXTextRepliesStayBounded(t *testing.T) {
 			t.Errorf("%s answered %d bytes", method, n)
 		}
 	}
+}
+
+// slowAXPage is a fake browser page for the accessibility artifact whose
+// first accessibility read builds the tree, as Chromium does: the build
+// takes build, so a read that may not wait that long waits until its
+// context ends and fails with it, and one that may is answered at once.
+// Nothing sleeps for the build: the fake reads the deadline it is given.
+type slowAXPage struct {
+	nodes int           // the document's nodes, as the count reports them
+	build time.Duration // the first build's time
+	built bool
+}
+
+func (p *slowAXPage) call(ctx context.Context, method string, params, result any) (bool, error) {
+	var reply string
+	switch method {
+	case "Page.getFrameTree":
+		reply = `{"frameTree":{"frame":{"id":"F"}}}`
+	case "Page.createIsolatedWorld":
+		reply = `{"executionContextId":7}`
+	case "Runtime.evaluate":
+		reply = `{"result":{"objectId":"list"}}`
+	case "Runtime.getProperties":
+		reply = fmt.Sprintf(`{"result":[{"name":"0","value":{"objectId":"o0"}},{"name":"1","value":{"objectId":"o1"}},{"name":"total","value":{"value":%d}}]}`, p.nodes)
+	case "Runtime.releaseObjectGroup":
+		return true, nil
+	case "Accessibility.getPartialAXTree", "Accessibility.getFullAXTree":
+		if !p.built {
+			if d, ok := ctx.Deadline(); ok && time.Until(d) < p.build {
+				<-ctx.Done()
+				return true, ctx.Err()
+			}
+			p.built = true
+		}
+		id := "1"
+		if method == "Accessibility.getPartialAXTree" && params.(accessibility.GetPartialAXTreeParams).ObjectID == "o1" {
+			id = "2"
+		}
+		reply = `{"nodes":[{"nodeId":"` + id + `","role":{"value":"button"},"name":{"value":"b` + id + `"}}]}`
+	default:
+		return false, nil
+	}
+	return true, json.Unmarshal([]byte(reply), result)
+}
+
+// The accessibility artifact of a very large page waits for Chromium's
+// first build of its tree (about 9 s for 200,000 elements) rather than a
+// fixed 5 s: its wait grows with the nodes the count found. When the wait
+// or limits.duration_ms runs out, the artifact is missing with a reason
+// naming the page's size and what to pass, not "context deadline
+// exceeded". Before, the read had the fixed wait and a page under load
+// lost the artifact.
+func TestScenarioAXArtifactWaitFollowsThePage(t *testing.T) {
+	old := artifactWait
+	artifactWait = 50 * time.Millisecond // the failures below wait this long, no more
+	defer func() { artifactWait = old }()
+	far := time.Now().Add(time.Hour)
+	t.Run("a large page's slow first build", func(t *testing.T) {
+		is := is.New(t)
+		p := &slowAXPage{nodes: 400000, build: 9 * time.Second}
+		text, partial, why := axArtifact(context.Background(), p.call, far)
+		is.Equal(why, "")
+		is.True(partial) // over max_ax_nodes: read node by node
+		is.True(strings.Contains(string(text), `button "b1"`))
+		is.True(strings.Contains(string(text), "of its document's 400000 DOM nodes"))
+	})
+	t.Run("the run's time runs out", func(t *testing.T) {
+		is := is.New(t)
+		p := &slowAXPage{nodes: 400000, build: 9 * time.Second}
+		_, _, why := axArtifact(context.Background(), p.call, time.Now().Add(100*time.Millisecond))
+		is.True(strings.HasPrefix(why, "not captured: limits.duration_ms ran out while Chromium was still building the accessibility tree of the page's 400000 DOM nodes"))
+		is.True(strings.HasSuffix(why, "pass a larger limits.duration_ms"))
+	})
+	t.Run("the page's wait runs out", func(t *testing.T) {
+		is := is.New(t)
+		p := &slowAXPage{nodes: 3000, build: time.Hour}
+		_, _, why := axArtifact(context.Background(), p.call, far)
+		is.True(strings.HasPrefix(why, "not captured within 200ms, the wait for a page of this size: Chromium was still building the accessibility tree of the page's 3000 DOM nodes"))
+		is.True(strings.Contains(why, "capture accessibility at a later step or at_end"))
+	})
+	t.Run("a small page", func(t *testing.T) {
+		is := is.New(t)
+		p := &slowAXPage{nodes: 12}
+		text, partial, why := axArtifact(context.Background(), p.call, far)
+		is.Equal(why, "")
+		is.True(!partial)
+		is.Equal(string(text), "button \"b1\"\n")
+	})
 }

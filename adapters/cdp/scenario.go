@@ -693,8 +693,9 @@ func currentURL(ctx context.Context) string {
 var artifactWait = 5 * time.Second
 
 // captureArtifacts takes the artifacts in want, each within artifactWait
-// (so a slow one, the DOM or accessibility tree of a very large page, does
-// not starve the others) and never past the run's deadline.
+// (so a slow one, the DOM of a very large page, does not starve the
+// others; the accessibility tree's wait grows with the page, axArtifact)
+// and never past the run's deadline.
 func captureArtifacts(ctx context.Context, sc scope, want []string, url string, red *strings.Replacer, deadline time.Time) ports.BrowserScenarioArtifacts {
 	var a ports.BrowserScenarioArtifacts
 	var actx context.Context
@@ -754,9 +755,12 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 				a.Truncated = append(a.Truncated, "dom")
 			}
 		case "accessibility":
-			text, partial, err := axText(actx, chromedpAXCall)
-			if err != nil {
-				missing(k, err.Error())
+			// Its wait follows the page's size (axArtifact), and its
+			// reason says so: not the fixed wait's.
+			text, partial, why := axArtifact(ctx, chromedpAXCall, deadline)
+			if why != "" {
+				actx = nil
+				missing(k, why)
 				continue
 			}
 			a.Accessibility = []byte(red.Replace(string(text)))
@@ -856,6 +860,62 @@ func storageArtifact(ctx context.Context, url string, red *strings.Replacer) (*p
 	return st, nil
 }
 
+// axBuildPerNode is what the accessibility artifact's wait grows by for
+// each node of the page's document: Chromium builds a page's accessibility
+// tree at the first read, which took about 9 s for a 200,000-element page
+// (400,000 DOM nodes, 22 µs a node), past artifactWait; doubled for a
+// loaded machine.
+const axBuildPerNode = 50 * time.Microsecond
+
+// axArtifact is a scenario step's accessibility artifact: the page's
+// nodes are counted within artifactWait, and the tree is read within
+// artifactWait plus axBuildPerNode for each node counted, never past
+// deadline (limits.duration_ms). When the text did not come, why says
+// what was not captured, why, and what to pass instead.
+func axArtifact(ctx context.Context, call axCall, deadline time.Time) (text []byte, partial bool, why string) {
+	start := time.Now()
+	within := func(d time.Duration) (context.Context, context.CancelFunc, bool) {
+		until, cut := start.Add(d), false
+		if deadline.Before(until) {
+			until, cut = deadline, true
+		}
+		c, cancel := context.WithDeadline(ctx, until)
+		return c, cancel, cut
+	}
+	cctx, cancel, cut := within(artifactWait)
+	defer cancel()
+	doc, release, err := scenarioDocument(cctx, call, axReadsPerNode*defaultMaxAXNodes)
+	defer release()
+	timedOut := func(c context.Context) bool { return ctx.Err() == nil && errors.Is(c.Err(), context.DeadlineExceeded) }
+	if err != nil {
+		switch {
+		case !timedOut(cctx):
+			return nil, false, err.Error()
+		case cut:
+			return nil, false, "not captured: limits.duration_ms ran out while the page's nodes were counted; pass a larger limits.duration_ms"
+		}
+		return nil, false, fmt.Sprintf("not captured within %s: counting the page's nodes took longer (a very large or busy page); "+
+			"capture accessibility at_end only, or leave it out of capture", artifactWait)
+	}
+	wait := artifactWait + time.Duration(doc.nodes)*axBuildPerNode
+	rctx, rcancel, cut := within(wait)
+	defer rcancel()
+	text, partial, err = axTextOf(rctx, call, doc)
+	if err == nil {
+		return text, partial, ""
+	}
+	if !timedOut(rctx) {
+		return nil, false, err.Error()
+	}
+	building := fmt.Sprintf("Chromium was still building the accessibility tree of the page's %d DOM nodes (it builds it at the first read: "+
+		"about 9 s for 400,000 nodes)", doc.nodes)
+	if cut {
+		return nil, false, "not captured: limits.duration_ms ran out while " + building + "; pass a larger limits.duration_ms"
+	}
+	return nil, false, fmt.Sprintf("not captured within %s, the wait for a page of this size: %s; capture accessibility at a later step "+
+		"or at_end, when the tree is built, or pass a larger limits.duration_ms if the run was short of time", wait.Round(time.Millisecond), building)
+}
+
 // axText renders the main frame's accessibility tree as indented "role
 // name" lines, a deterministic text that compares Go run to Go run. A
 // document with more nodes than inspect_web_page's default max_ax_nodes is
@@ -871,6 +931,11 @@ func axText(ctx context.Context, call axCall) (text []byte, partial bool, err er
 	if err != nil {
 		return nil, false, err
 	}
+	return axTextOf(ctx, call, doc)
+}
+
+// axTextOf is axText of a document scenarioDocument counted.
+func axTextOf(ctx context.Context, call axCall, doc axDocument) (text []byte, partial bool, err error) {
 	var nodes []axNode
 	var note string
 	if doc.nodes > defaultMaxAXNodes {
