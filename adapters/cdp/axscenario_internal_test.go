@@ -161,3 +161,18 @@ func TestScenarioAXArtifactWaitFollowsThePage(t *testing.T) {
 		is.Equal(string(text), "button \"b1\"\n")
 	})
 }
+
+// A step after which the page's URL could not be read (a page still
+// loading) has its artifacts missing for that reason, not as "outside
+// approved origins", and no url artifact of "". Before, a 200,000-element
+// start page that outlasted its step timeout was reported outside the
+// scope it was in.
+func TestScenarioArtifactsOfAnUnknownURL(t *testing.T) {
+	is := is.New(t)
+	sc := newScope([]string{"http://127.0.0.1:8080"})
+	a := captureArtifacts(context.Background(), sc, []string{"url", "dom", "accessibility"}, "", strings.NewReplacer(), time.Now().Add(time.Minute))
+	is.True(a.URL == nil)
+	for _, k := range []string{"url", "dom", "accessibility"} {
+		is.Equal(a.Missing[k], "the page's URL could not be read after the step (the page was still loading or busy), so its origin could not be checked")
+	}
+}
