@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 	"github.com/matryer/is"
@@ -175,4 +176,21 @@ func TestScenarioArtifactsOfAnUnknownURL(t *testing.T) {
 	for _, k := range []string{"url", "dom", "accessibility"} {
 		is.Equal(a.Missing[k], "the page's URL could not be read after the step (the page was still loading or busy), so its origin could not be checked")
 	}
+}
+
+// A scenario's WebSockets outside allowed_origins, which CDP cannot
+// refuse, are counted and named by origin, with the origin to add to
+// record them; before, the limitation was the same whether the page
+// opened one or not.
+func TestScenarioNamesOutOfScopeSockets(t *testing.T) {
+	is := is.New(t)
+	run := &scenarioRun{sc: newScope([]string{"http://127.0.0.1:8080"}), max: 100, red: strings.NewReplacer()}
+	is.Equal(run.socketLimitation(), "CDP cannot route or block WebSockets: an out-of-scope WebSocket would be neither blocked nor recorded; none was opened.")
+	for i, u := range []string{"ws://127.0.0.1:8080/live", "ws://127.0.0.1:9001/feed", "ws://127.0.0.1:9001/other", "wss://feed.example:8443/x?token=1"} {
+		run.onEvent(&network.EventWebSocketCreated{RequestID: network.RequestID(fmt.Sprint(i)), URL: u})
+	}
+	is.Equal(len(run.events), 1) // the in-scope socket's opening
+	is.Equal(run.socketLimitation(), "CDP cannot route or block WebSockets: 3 WebSocket connection(s) to origins outside allowed_origins "+
+		"(ws://127.0.0.1:9001, wss://feed.example:8443) were opened, not blocked, and not recorded. "+
+		"To record them, add http://127.0.0.1:9001, https://feed.example:8443 to allowed_origins.")
 }

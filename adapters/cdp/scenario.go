@@ -130,6 +130,40 @@ type scenarioRun struct {
 	// loading holds the in-scope requests not yet finished or failed, by
 	// request id: a page whose load event never fires names them.
 	loading sync.Map
+	// outSockets counts the WebSockets opened outside the scope, which
+	// CDP cannot refuse, and outSocketOrigins names their first origins.
+	outSockets       int
+	outSocketOrigins []string
+}
+
+// socketOrigin is a WebSocket URL's origin (ws:// or wss://), "" when it
+// has none.
+func socketOrigin(u string) string {
+	o := originOfString(wsToHTTP(u))
+	switch {
+	case strings.HasPrefix(o, "http://"):
+		return "ws://" + o[len("http://"):]
+	case strings.HasPrefix(o, "https://"):
+		return "wss://" + o[len("https://"):]
+	}
+	return ""
+}
+
+// socketLimitation says what the run could not do about WebSockets: none
+// is refused, and those outside the scope are left out, counted and named
+// by origin so that the caller knows what to add to allowed_origins.
+func (r *scenarioRun) socketLimitation() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.outSockets == 0 {
+		return "CDP cannot route or block WebSockets: an out-of-scope WebSocket would be neither blocked nor recorded; none was opened."
+	}
+	var add []string
+	for _, o := range r.outSocketOrigins {
+		add = append(add, wsToHTTP(o))
+	}
+	return fmt.Sprintf("CDP cannot route or block WebSockets: %d WebSocket connection(s) to origins outside allowed_origins (%s) were opened, "+
+		"not blocked, and not recorded. To record them, add %s to allowed_origins.", r.outSockets, strings.Join(r.outSocketOrigins, ", "), strings.Join(add, ", "))
 }
 
 // stillLoading names up to three in-scope requests still loading, sorted,
@@ -359,6 +393,14 @@ func (r *scenarioRun) onEvent(ev any) {
 		if r.sc.allows(wsToHTTP(e.URL)) {
 			r.sockets.Store(e.RequestID, e.URL)
 			r.add(ports.BrowserScenarioEvent{Kind: "websocket-opened", URL: e.URL})
+		} else {
+			o := r.red.Replace(socketOrigin(e.URL))
+			r.mu.Lock()
+			r.outSockets++
+			if o != "" && len(r.outSocketOrigins) < 8 && !slices.Contains(r.outSocketOrigins, o) {
+				r.outSocketOrigins = append(r.outSocketOrigins, o)
+			}
+			r.mu.Unlock()
 		}
 	case *network.EventWebSocketClosed:
 		if u, ok := r.sockets.Load(e.RequestID); ok {
@@ -584,7 +626,7 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 	// Neither Fetch nor Network.setBlockedURLs intercepts WebSocket
 	// handshakes (checked on Chromium 148), so out-of-scope sockets cannot be
 	// refused; their events are left out.
-	out.Limitations = append(out.Limitations, "CDP cannot route or block WebSockets: out-of-scope WebSocket connections were not blocked, and their events are not recorded.")
+	out.Limitations = append(out.Limitations, run.socketLimitation())
 	cancelTab()
 	out.DurationMS = time.Since(began).Milliseconds()
 	return out, nil
