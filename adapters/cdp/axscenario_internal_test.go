@@ -82,8 +82,19 @@ func TestScenarioAXTextRepliesStayBounded(t *testing.T) {
 // Nothing sleeps for the build: the fake reads the deadline it is given.
 type slowAXPage struct {
 	nodes int           // the document's nodes, as the count reports them
+	count time.Duration // the count's time (a walk of the whole document)
 	build time.Duration // the first build's time
 	built bool
+}
+
+// takes is whether ctx leaves d for a command: if not, the command waits
+// until ctx ends, as a busy page's would.
+func takes(ctx context.Context, d time.Duration) bool {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		<-ctx.Done()
+		return false
+	}
+	return true
 }
 
 func (p *slowAXPage) call(ctx context.Context, method string, params, result any) (bool, error) {
@@ -94,6 +105,9 @@ func (p *slowAXPage) call(ctx context.Context, method string, params, result any
 	case "Page.createIsolatedWorld":
 		reply = `{"executionContextId":7}`
 	case "Runtime.evaluate":
+		if !takes(ctx, p.count) {
+			return true, ctx.Err()
+		}
 		reply = `{"result":{"objectId":"list"}}`
 	case "Runtime.getProperties":
 		reply = fmt.Sprintf(`{"result":[{"name":"0","value":{"objectId":"o0"}},{"name":"1","value":{"objectId":"o1"}},{"name":"total","value":{"value":%d}}]}`, p.nodes)
@@ -101,8 +115,7 @@ func (p *slowAXPage) call(ctx context.Context, method string, params, result any
 		return true, nil
 	case "Accessibility.getPartialAXTree", "Accessibility.getFullAXTree":
 		if !p.built {
-			if d, ok := ctx.Deadline(); ok && time.Until(d) < p.build {
-				<-ctx.Done()
+			if !takes(ctx, p.build) {
 				return true, ctx.Err()
 			}
 			p.built = true
@@ -150,8 +163,17 @@ func TestScenarioAXArtifactWaitFollowsThePage(t *testing.T) {
 		is := is.New(t)
 		p := &slowAXPage{nodes: 3000, build: time.Hour}
 		_, _, why := axArtifact(context.Background(), p.call, far)
-		is.True(strings.HasPrefix(why, "not captured within 200ms, the wait for a page of this size: Chromium was still building the accessibility tree of the page's 3000 DOM nodes"))
+		is.True(strings.HasPrefix(why, "not captured within 350ms, the wait for a page of this size: Chromium was still building the accessibility tree of the page's 3000 DOM nodes"))
 		is.True(strings.Contains(why, "capture accessibility at a later step or at_end"))
+	})
+	t.Run("a slow count", func(t *testing.T) {
+		is := is.New(t)
+		artifactWait = time.Second // the count may take 3 s here; the fake takes none
+		defer func() { artifactWait = 50 * time.Millisecond }()
+		p := &slowAXPage{nodes: 400000, count: 2 * time.Second, build: 9 * time.Second}
+		text, _, why := axArtifact(context.Background(), p.call, far)
+		is.Equal(why, "")
+		is.True(strings.Contains(string(text), `button "b1"`))
 	})
 	t.Run("a small page", func(t *testing.T) {
 		is := is.New(t)

@@ -911,13 +911,18 @@ func storageArtifact(ctx context.Context, url string, red *strings.Replacer) (*p
 // axBuildPerNode is what the accessibility artifact's wait grows by for
 // each node of the page's document: Chromium builds a page's accessibility
 // tree at the first read, which took about 9 s for a 200,000-element page
-// (400,000 DOM nodes, 22 µs a node), past artifactWait; doubled for a
-// loaded machine.
-const axBuildPerNode = 50 * time.Microsecond
+// (400,000 DOM nodes, 22 µs a node), past artifactWait, and 21 s on a
+// machine with a load average of 23 on its 2 cores (52 µs a node).
+const axBuildPerNode = 100 * time.Microsecond
+
+// axCountWaits is how many artifactWaits counting the page's nodes may
+// take: the count walks the whole document (3.4 s for 400,000 nodes on
+// that loaded machine), before rea knows how large the page is.
+const axCountWaits = 3
 
 // axArtifact is a scenario step's accessibility artifact: the page's
-// nodes are counted within artifactWait, and the tree is read within
-// artifactWait plus axBuildPerNode for each node counted, never past
+// nodes are counted within axCountWaits artifactWaits, and the tree is
+// read within artifactWait plus axBuildPerNode for each node counted, never past
 // deadline (limits.duration_ms). When the text did not come, why says
 // what was not captured, why, and what to pass instead.
 func axArtifact(ctx context.Context, call axCall, deadline time.Time) (text []byte, partial bool, why string) {
@@ -930,7 +935,8 @@ func axArtifact(ctx context.Context, call axCall, deadline time.Time) (text []by
 		c, cancel := context.WithDeadline(ctx, until)
 		return c, cancel, cut
 	}
-	cctx, cancel, cut := within(artifactWait)
+	countWait := axCountWaits * artifactWait
+	cctx, cancel, cut := within(countWait)
 	defer cancel()
 	doc, release, err := scenarioDocument(cctx, call, axReadsPerNode*defaultMaxAXNodes)
 	defer release()
@@ -943,9 +949,10 @@ func axArtifact(ctx context.Context, call axCall, deadline time.Time) (text []by
 			return nil, false, "not captured: limits.duration_ms ran out while the page's nodes were counted; pass a larger limits.duration_ms"
 		}
 		return nil, false, fmt.Sprintf("not captured within %s: counting the page's nodes took longer (a very large or busy page); "+
-			"capture accessibility at_end only, or leave it out of capture", artifactWait)
+			"capture accessibility at_end only, or leave it out of capture", countWait)
 	}
 	wait := artifactWait + time.Duration(doc.nodes)*axBuildPerNode
+	start = time.Now()
 	rctx, rcancel, cut := within(wait)
 	defer rcancel()
 	text, partial, err = axTextOf(rctx, call, doc)
@@ -956,7 +963,7 @@ func axArtifact(ctx context.Context, call axCall, deadline time.Time) (text []by
 		return nil, false, err.Error()
 	}
 	building := fmt.Sprintf("Chromium was still building the accessibility tree of the page's %d DOM nodes (it builds it at the first read: "+
-		"about 9 s for 400,000 nodes)", doc.nodes)
+		"about 9 s for 400,000 nodes on an idle machine)", doc.nodes)
 	if cut {
 		return nil, false, "not captured: limits.duration_ms ran out while " + building + "; pass a larger limits.duration_ms"
 	}
