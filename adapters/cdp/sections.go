@@ -654,6 +654,11 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	pc.led.exclude("workers", "out_of_target_scope", outside)
+	if sw := originServiceWorkers(res.TargetInfos, a.target.Origin, pc.sc); len(sw) > 0 {
+		pc.led.limitations = append(pc.led.limitations, fmt.Sprintf("%d service worker(s) of the page's origin are running (%s): "+
+			"a service worker belongs to no page, so it is among the workers excluded as out_of_target_scope, "+
+			"and its scripts, requests and console are not in this capture.", len(sw), strings.Join(sw, ", ")))
+	}
 	for _, t := range related {
 		if r := pc.sc.reason(t.URL); r != "" {
 			pc.led.exclude("workers", r, 1)
@@ -702,6 +707,20 @@ func pageWorkers(ctx context.Context, a *attachment, infos []workerTarget, frame
 		}
 	}
 	return related, outside, nil
+}
+
+// originServiceWorkers are the script URLs (at most four) of the service
+// workers of origin among infos that the scope allows: they serve the
+// page's origin, not the page, so the workers section leaves them out, but
+// a page they control may be answered by them.
+func originServiceWorkers(infos []workerTarget, origin string, sc scope) []string {
+	var out []string
+	for _, t := range infos {
+		if t.Type == "service_worker" && origin != "" && originOfString(t.URL) == origin && sc.reason(t.URL) == "" && len(out) < 4 {
+			out = append(out, t.URL)
+		}
+	}
+	return out
 }
 
 // workerURLs learns the script URLs of the page's unnamed workers: Chromium
