@@ -413,7 +413,12 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 		return launchOnly(req, exe, appPath, nil, "The application (pid "+strconv.Itoa(run.PID())+") was still running when rea stopped it, but its hook had not connected within "+
 			startTimeout.String()), launchOnlyError{&ports.BrowserError{Code: ports.BrowserTimeout, Msg: "the application's hook did not connect within " + startTimeout.String()}}
 	case <-ctx.Done():
-		return nil, cancelled(ctx)
+		if callCtx.Err() != nil {
+			return nil, cancelled(callCtx)
+		}
+		lim := "limits.duration_ms (" + strconv.Itoa(int(duration.Milliseconds())) + " ms)"
+		return launchOnly(req, exe, appPath, nil, "The application (pid "+strconv.Itoa(run.PID())+") was still running when rea stopped it, but its hook had not connected within "+lim),
+			launchOnlyError{&ports.BrowserError{Code: ports.BrowserTimeout, Msg: "the application's hook did not connect within " + lim + ": pass a larger limits.duration_ms"}}
 	}
 	defer conn.Close()
 	msgs := make(chan *hookMsg, 16)
@@ -458,6 +463,10 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 	out := &ports.ElectronScenarioCapture{ExecutablePath: exe, ApplicationPath: appPath, Status: "complete"}
 	m, err := next(startTimeout)
 	if err != nil {
+		if ports.IsCode(err, ports.BrowserTimeout) {
+			return launchOnly(req, exe, appPath, nil, "The application (pid "+strconv.Itoa(run.PID())+") was still running when rea stopped it, "+
+				"but its hook, connected, had not said ready ("+err.Error()+")"), launchOnlyError{err}
+		}
 		if !ports.IsCode(err, ports.BrowserDisconnected) {
 			return nil, err
 		}

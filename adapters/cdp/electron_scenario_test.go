@@ -435,6 +435,27 @@ func TestElectronScenarioLifecycle(t *testing.T) {
 	}
 }
 
+// An application whose hook has not connected when limits.duration_ms
+// runs out is a timeout that names the limit to raise, with the launch as
+// its partial observation; before, it was "context deadline exceeded" with
+// none.
+func TestElectronScenarioHookLaterThanTheDuration(t *testing.T) {
+	is := is.New(t)
+	app, _ := filepath.Abs("testdata/electronapp")
+	e, parent := scenarioEngine(t)
+	exe, _ := filepath.Abs("testdata/fake-electron/hangs")
+	id := runID(t)
+	_, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+		StartTimeoutMS: 60000, DurationMS: 1000})
+	assertClean(t, id, parent)
+	is.True(ports.IsCode(err, ports.BrowserTimeout))
+	is.True(strings.Contains(err.Error(), "did not connect within limits.duration_ms (1000 ms): pass a larger limits.duration_ms"))
+	var se *ports.ElectronScenarioError
+	is.True(errors.As(err, &se))
+	is.Equal(se.Partial.Status, "capture_truncated")
+	is.True(strings.Contains(se.Partial.Limitations[0], "had not connected within limits.duration_ms (1000 ms): rea observed the launch only"))
+}
+
 func TestElectronScenarioBadInputs(t *testing.T) {
 	app, _ := filepath.Abs("testdata/electronapp")
 	exe, _ := filepath.Abs("testdata/fake-electron/electron")
