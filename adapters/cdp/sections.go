@@ -659,6 +659,9 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 			"a service worker belongs to no page, so it is among the workers excluded as out_of_target_scope, "+
 			"and its scripts, requests and console are not in this capture.", len(sw), strings.Join(sw, ", ")))
 	}
+	if l := outOfProcessFrames(res.TargetInfos, frames, pc.sc); l != "" {
+		pc.led.limitations = append(pc.led.limitations, l)
+	}
 	for _, t := range related {
 		if r := pc.sc.reason(t.URL); r != "" {
 			pc.led.exclude("workers", r, 1)
@@ -707,6 +710,38 @@ func pageWorkers(ctx context.Context, a *attachment, infos []workerTarget, frame
 		}
 	}
 	return related, outside, nil
+}
+
+// outOfProcessFrames says which child frames of the page's frames run in
+// another renderer process (Chromium's out-of-process iframes, for a
+// frame of another site): Page.getFrameTree on the page's session does
+// not list them, so frames, DOM, scripts, resources, network and console
+// leave them out; "" when there is none. Frames outside the scope are
+// counted, not named.
+func outOfProcessFrames(infos []workerTarget, frames map[string]bool, sc scope) string {
+	var named []string
+	n := 0
+	for _, t := range infos {
+		if t.Type != "iframe" || !frames[t.ParentFrameID] {
+			continue
+		}
+		n++
+		if u, o := sanitizeURL(t.URL); o != "" && sc.reason(u) == "" && len(named) < 4 {
+			named = append(named, u)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	which := ""
+	if len(named) > 0 {
+		which = " (" + strings.Join(named, ", ") + ")"
+	}
+	if n > len(named) {
+		which += fmt.Sprintf(" and %d not named (outside allowed_origins, or past four)", n-len(named))
+	}
+	return fmt.Sprintf("%d frame(s) of another site run in their own renderer process%s: Chromium does not list such a frame in the page's "+
+		"frame tree, so its DOM, scripts, resources, network and console are not in this capture, which reads the page's own process.", n, which)
 }
 
 // originServiceWorkers are the script URLs (at most four) of the service

@@ -264,3 +264,30 @@ func TestServiceWorkerOfThePageOriginNamed(t *testing.T) {
 		return strings.HasPrefix(l, "1 service worker(s) of the page's origin are running (http://app.test/sw.js): ")
 	}))
 }
+
+// A frame of another site runs in its own renderer process, which the
+// page's frame tree does not list: a limitation names it (in scope) or
+// counts it (outside), so an agent knows its DOM and scripts are not in
+// the capture. Before, the page looked as if it had no such frame.
+func TestOutOfProcessFrameNamed(t *testing.T) {
+	is := is.New(t)
+	opts := cdptest.Options{Handlers: map[string]cdptest.Handler{"Target.getTargets": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+		return map[string]any{"targetInfos": []any{
+			map[string]any{"targetId": "T1", "type": "page", "title": "", "url": "http://app.test/index.html", "attached": true, "canAccessOpener": false},
+			map[string]any{"targetId": "IF1", "type": "iframe", "title": "", "url": "http://app.test:8443/frame.html?x=1", "attached": false, "parentFrameId": "F1", "canAccessOpener": false},
+			map[string]any{"targetId": "IF2", "type": "iframe", "title": "", "url": "http://ads.example/f.html", "attached": false, "parentFrameId": "F1", "canAccessOpener": false},
+			map[string]any{"targetId": "IF3", "type": "iframe", "title": "", "url": "http://app.test/other.html", "attached": false, "parentFrameId": "OTHER", "canAccessOpener": false},
+		}}, nil
+	}}}
+	f := cdptest.New(&opts)
+	defer f.Close()
+	req := fullInspect(f)
+	req.Target.AllowedOrigins = []string{"http://app.test", "http://app.test:8443"}
+	got, err := engine().InspectPage(context.Background(), req)
+	is.NoErr(err)
+	assertNeverSent(t, f)
+	is.True(slices.ContainsFunc(got.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "2 frame(s) of another site run in their own renderer process (http://app.test:8443/frame.html?x=1) and 1 not named "+
+			"(outside allowed_origins, or past four): ")
+	}))
+}
