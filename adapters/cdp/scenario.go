@@ -968,7 +968,7 @@ func axArtifact(ctx context.Context, call axCall, deadline time.Time) (text []by
 		return nil, false, "not captured: limits.duration_ms ran out while " + building + "; pass a larger limits.duration_ms"
 	}
 	return nil, false, fmt.Sprintf("not captured within %s, the wait for a page of this size: %s; capture accessibility at a later step "+
-		"or at_end, when the tree is built, or pass a larger limits.duration_ms if the run was short of time", wait.Round(time.Millisecond), building)
+		"or at_end, when the tree is built", wait.Round(time.Millisecond), building)
 }
 
 // axText renders the main frame's accessibility tree as indented "role
