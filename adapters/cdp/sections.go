@@ -733,12 +733,12 @@ func outOfProcessFrames(infos []workerTarget, frames map[string]bool, sc scope) 
 	if n == 0 {
 		return ""
 	}
-	which := ""
+	which := " (not named: outside allowed_origins)"
 	if len(named) > 0 {
 		which = " (" + strings.Join(named, ", ") + ")"
-	}
-	if n > len(named) {
-		which += fmt.Sprintf(" and %d not named (outside allowed_origins, or past four)", n-len(named))
+		if n > len(named) {
+			which += fmt.Sprintf(" and %d more not named (outside allowed_origins, or past four)", n-len(named))
+		}
 	}
 	return fmt.Sprintf("%d frame(s) of another site run in their own renderer process%s: Chromium does not list such a frame in the page's "+
 		"frame tree, so its DOM, scripts, resources, network and console are not in this capture, which reads the page's own process.", n, which)

@@ -287,7 +287,13 @@ func TestOutOfProcessFrameNamed(t *testing.T) {
 	is.NoErr(err)
 	assertNeverSent(t, f)
 	is.True(slices.ContainsFunc(got.Limitations, func(l string) bool {
-		return strings.HasPrefix(l, "2 frame(s) of another site run in their own renderer process (http://app.test:8443/frame.html?x=1) and 1 not named "+
+		return strings.HasPrefix(l, "2 frame(s) of another site run in their own renderer process (http://app.test:8443/frame.html?x=1) and 1 more not named "+
 			"(outside allowed_origins, or past four): ")
+	}))
+	req.Target.AllowedOrigins = []string{"http://app.test"}
+	got, err = engine().InspectPage(context.Background(), req)
+	is.NoErr(err)
+	is.True(slices.ContainsFunc(got.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "2 frame(s) of another site run in their own renderer process (not named: outside allowed_origins): ")
 	}))
 }
