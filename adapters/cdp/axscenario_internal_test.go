@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 	"github.com/matryer/is"
@@ -71,4 +73,146 @@ func TestScenarioAXTextRepliesStayBounded(t *testing.T) {
 			t.Errorf("%s answered %d bytes", method, n)
 		}
 	}
+}
+
+// slowAXPage is a fake browser page for the accessibility artifact whose
+// first accessibility read builds the tree, as Chromium does: the build
+// takes build, so a read that may not wait that long waits until its
+// context ends and fails with it, and one that may is answered at once.
+// Nothing sleeps for the build: the fake reads the deadline it is given.
+type slowAXPage struct {
+	nodes int           // the document's nodes, as the count reports them
+	count time.Duration // the count's time (a walk of the whole document)
+	build time.Duration // the first build's time
+	built bool
+}
+
+// takes is whether ctx leaves d for a command: if not, the command waits
+// until ctx ends, as a busy page's would.
+func takes(ctx context.Context, d time.Duration) bool {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		<-ctx.Done()
+		return false
+	}
+	return true
+}
+
+func (p *slowAXPage) call(ctx context.Context, method string, params, result any) (bool, error) {
+	var reply string
+	switch method {
+	case "Page.getFrameTree":
+		reply = `{"frameTree":{"frame":{"id":"F"}}}`
+	case "Page.createIsolatedWorld":
+		reply = `{"executionContextId":7}`
+	case "Runtime.evaluate":
+		if !takes(ctx, p.count) {
+			return true, ctx.Err()
+		}
+		reply = `{"result":{"objectId":"list"}}`
+	case "Runtime.getProperties":
+		reply = fmt.Sprintf(`{"result":[{"name":"0","value":{"objectId":"o0"}},{"name":"1","value":{"objectId":"o1"}},{"name":"total","value":{"value":%d}}]}`, p.nodes)
+	case "Runtime.releaseObjectGroup":
+		return true, nil
+	case "Accessibility.getPartialAXTree", "Accessibility.getFullAXTree":
+		if !p.built {
+			if !takes(ctx, p.build) {
+				return true, ctx.Err()
+			}
+			p.built = true
+		}
+		id := "1"
+		if method == "Accessibility.getPartialAXTree" && params.(accessibility.GetPartialAXTreeParams).ObjectID == "o1" {
+			id = "2"
+		}
+		reply = `{"nodes":[{"nodeId":"` + id + `","role":{"value":"button"},"name":{"value":"b` + id + `"}}]}`
+	default:
+		return false, nil
+	}
+	return true, json.Unmarshal([]byte(reply), result)
+}
+
+// The accessibility artifact of a very large page waits for Chromium's
+// first build of its tree (about 9 s for 200,000 elements) rather than a
+// fixed 5 s: its wait grows with the nodes the count found. When the wait
+// or limits.duration_ms runs out, the artifact is missing with a reason
+// naming the page's size and what to pass, not "context deadline
+// exceeded". Before, the read had the fixed wait and a page under load
+// lost the artifact.
+func TestScenarioAXArtifactWaitFollowsThePage(t *testing.T) {
+	old := artifactWait
+	artifactWait = 50 * time.Millisecond // the failures below wait this long, no more
+	defer func() { artifactWait = old }()
+	far := time.Now().Add(time.Hour)
+	t.Run("a large page's slow first build", func(t *testing.T) {
+		is := is.New(t)
+		p := &slowAXPage{nodes: 400000, build: 9 * time.Second}
+		text, partial, why := axArtifact(context.Background(), p.call, far)
+		is.Equal(why, "")
+		is.True(partial) // over max_ax_nodes: read node by node
+		is.True(strings.Contains(string(text), `button "b1"`))
+		is.True(strings.Contains(string(text), "of its document's 400000 DOM nodes"))
+	})
+	t.Run("the run's time runs out", func(t *testing.T) {
+		is := is.New(t)
+		p := &slowAXPage{nodes: 400000, build: 9 * time.Second}
+		_, _, why := axArtifact(context.Background(), p.call, time.Now().Add(100*time.Millisecond))
+		is.True(strings.HasPrefix(why, "not captured: limits.duration_ms ran out while Chromium was still building the accessibility tree of the page's 400000 DOM nodes"))
+		is.True(strings.HasSuffix(why, "pass a larger limits.duration_ms"))
+	})
+	t.Run("the page's wait runs out", func(t *testing.T) {
+		is := is.New(t)
+		p := &slowAXPage{nodes: 3000, build: time.Hour}
+		_, _, why := axArtifact(context.Background(), p.call, far)
+		is.True(strings.HasPrefix(why, "not captured within 350ms, the wait for a page of this size: Chromium was still building the accessibility tree of the page's 3000 DOM nodes"))
+		is.True(strings.Contains(why, "capture accessibility at a later step or at_end"))
+	})
+	t.Run("a slow count", func(t *testing.T) {
+		is := is.New(t)
+		artifactWait = time.Second // the count may take 3 s here; the fake takes none
+		defer func() { artifactWait = 50 * time.Millisecond }()
+		p := &slowAXPage{nodes: 400000, count: 2 * time.Second, build: 9 * time.Second}
+		text, _, why := axArtifact(context.Background(), p.call, far)
+		is.Equal(why, "")
+		is.True(strings.Contains(string(text), `button "b1"`))
+	})
+	t.Run("a small page", func(t *testing.T) {
+		is := is.New(t)
+		p := &slowAXPage{nodes: 12}
+		text, partial, why := axArtifact(context.Background(), p.call, far)
+		is.Equal(why, "")
+		is.True(!partial)
+		is.Equal(string(text), "button \"b1\"\n")
+	})
+}
+
+// A step after which the page's URL could not be read (a page still
+// loading) has its artifacts missing for that reason, not as "outside
+// approved origins", and no url artifact of "". Before, a 200,000-element
+// start page that outlasted its step timeout was reported outside the
+// scope it was in.
+func TestScenarioArtifactsOfAnUnknownURL(t *testing.T) {
+	is := is.New(t)
+	sc := newScope([]string{"http://127.0.0.1:8080"})
+	a := captureArtifacts(context.Background(), sc, []string{"url", "dom", "accessibility"}, "", strings.NewReplacer(), time.Now().Add(time.Minute))
+	is.True(a.URL == nil)
+	for _, k := range []string{"url", "dom", "accessibility"} {
+		is.Equal(a.Missing[k], "the page's URL could not be read after the step (the page was still loading or busy), so its origin could not be checked")
+	}
+}
+
+// A scenario's WebSockets outside allowed_origins, which CDP cannot
+// refuse, are counted and named by origin, with the origin to add to
+// record them; before, the limitation was the same whether the page
+// opened one or not.
+func TestScenarioNamesOutOfScopeSockets(t *testing.T) {
+	is := is.New(t)
+	run := &scenarioRun{sc: newScope([]string{"http://127.0.0.1:8080"}), max: 100, red: strings.NewReplacer()}
+	is.Equal(run.socketLimitation(), "CDP cannot route or block WebSockets: an out-of-scope WebSocket would be neither blocked nor recorded; none was opened.")
+	for i, u := range []string{"ws://127.0.0.1:8080/live", "ws://127.0.0.1:9001/feed", "ws://127.0.0.1:9001/other", "wss://feed.example:8443/x?token=1"} {
+		run.onEvent(&network.EventWebSocketCreated{RequestID: network.RequestID(fmt.Sprint(i)), URL: u})
+	}
+	is.Equal(len(run.events), 1) // the in-scope socket's opening
+	is.Equal(run.socketLimitation(), "CDP cannot route or block WebSockets: 3 WebSocket connection(s) to origins outside allowed_origins "+
+		"(ws://127.0.0.1:9001, wss://feed.example:8443) were opened, not blocked, and not recorded. "+
+		"To record them, add http://127.0.0.1:9001, https://feed.example:8443 to allowed_origins.")
 }

@@ -289,7 +289,9 @@ func (e *RuntimeEngine) RunElectronScenario(ctx context.Context, req ports.Elect
 		if out.Status == "complete" {
 			out.Status = "capture_truncated"
 		}
-		out.Limitations = append(out.Limitations, "The scenario failed before its end ("+runErr.Error()+"): what is here was observed up to then.")
+		if _, only := runErr.(launchOnlyError); !only { // launchOnly's limitations say what was seen
+			out.Limitations = append(out.Limitations, "The scenario failed before its end ("+runErr.Error()+"): what is here was observed up to then.")
+		}
 		return nil, &ports.ElectronScenarioError{Err: runErr, Partial: e.capScenario(out, maxProcs, maxWindows)}
 	}
 	return e.capScenario(out, maxProcs, maxWindows), nil
@@ -404,12 +406,19 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 			conn = tap.Conn(conn)
 		}
 	case <-run.Exited():
-		_, how, _ := mainEnded(ctx, run, time.Second) // it has exited: no wait
-		return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_exited: the application " + how + " before its hook connected (is executable_path an Electron executable that runs application_path?)"}
+		p, how, _ := mainEnded(ctx, run, time.Second) // it has exited: no wait
+		return launchOnly(req, exe, appPath, &p, "The application's main process (pid "+strconv.Itoa(p.PID)+") "+how+" before rea's hook connected"),
+			launchOnlyError{&ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_exited: the application " + how + " before its hook connected (is executable_path an Electron executable that runs application_path?)"}}
 	case <-startT.C:
-		return nil, &ports.BrowserError{Code: ports.BrowserTimeout, Msg: "the application's hook did not connect within " + startTimeout.String()}
+		return launchOnly(req, exe, appPath, nil, "The application (pid "+strconv.Itoa(run.PID())+") was still running when rea stopped it, but its hook had not connected within "+
+			startTimeout.String()), launchOnlyError{&ports.BrowserError{Code: ports.BrowserTimeout, Msg: "the application's hook did not connect within " + startTimeout.String()}}
 	case <-ctx.Done():
-		return nil, cancelled(ctx)
+		if callCtx.Err() != nil {
+			return nil, cancelled(callCtx)
+		}
+		lim := "limits.duration_ms (" + strconv.Itoa(int(duration.Milliseconds())) + " ms)"
+		return launchOnly(req, exe, appPath, nil, "The application (pid "+strconv.Itoa(run.PID())+") was still running when rea stopped it, but its hook had not connected within "+lim),
+			launchOnlyError{&ports.BrowserError{Code: ports.BrowserTimeout, Msg: "the application's hook did not connect within " + lim + ": pass a larger limits.duration_ms"}}
 	}
 	defer conn.Close()
 	msgs := make(chan *hookMsg, 16)
@@ -454,7 +463,18 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 	out := &ports.ElectronScenarioCapture{ExecutablePath: exe, ApplicationPath: appPath, Status: "complete"}
 	m, err := next(startTimeout)
 	if err != nil {
-		return nil, err
+		if ports.IsCode(err, ports.BrowserTimeout) {
+			return launchOnly(req, exe, appPath, nil, "The application (pid "+strconv.Itoa(run.PID())+") was still running when rea stopped it, "+
+				"but its hook, connected, had not said ready ("+err.Error()+")"), launchOnlyError{err}
+		}
+		if !ports.IsCode(err, ports.BrowserDisconnected) {
+			return nil, err
+		}
+		if p, how, ok := mainEnded(callCtx, run, 2*time.Second); ok {
+			return launchOnly(req, exe, appPath, &p, "The application's main process (pid "+strconv.Itoa(p.PID)+") "+how+" after rea's hook connected and before it said ready"), launchOnlyError{err}
+		}
+		return launchOnly(req, exe, appPath, nil, "The application (pid "+strconv.Itoa(run.PID())+") closed rea's hook connection before the hook said ready, "+
+			"and was still running when rea stopped it"), launchOnlyError{err}
 	}
 	if m.Type != "ready" {
 		return nil, &ports.BrowserError{Code: ports.BrowserProtocolError, Msg: "the hook's first message was not ready"}
@@ -594,6 +614,36 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 		applySnapshot(out, m, maxIPC, maxEvents)
 		return out, nil
 	}
+}
+
+// launchOnlyError is the error of a run whose capture is launchOnly's.
+type launchOnlyError struct{ error }
+
+func (e launchOnlyError) Unwrap() error { return e.error }
+
+// launchOnly is the capture of a run that ended before the hook reported
+// anything: rea saw the launch and, when main is not nil, the main
+// process's end (rea owns it, so it knows the exit code or signal), and
+// nothing the hook records. what says how the run ended.
+func launchOnly(req ports.ElectronScenarioRequest, exe, appPath string, main *ports.ElectronEndedProcess, what string) *ports.ElectronScenarioCapture {
+	out := &ports.ElectronScenarioCapture{ExecutablePath: exe, ApplicationPath: appPath, Status: "target_exited"}
+	if main != nil {
+		out.EndedProcesses = append(out.EndedProcesses, *main)
+	} else {
+		out.Status = "capture_truncated"
+	}
+	for _, a := range req.Actions {
+		out.Actions = append(out.Actions, ports.ElectronActionResult{StepID: a.StepID, Kind: a.Kind, Status: "skipped"})
+	}
+	seen := "rea observed the launch only (executable_path started with application_path)"
+	if main != nil {
+		seen += " and the main process's end"
+	}
+	out.Limitations = append(out.Limitations, what+": "+seen+". Not observed: the Electron version, windows, renderers, "+
+		"the process list, IPC and the timeline (the hook records them); no action ran.",
+		"To see why, run executable_path with application_path by hand and read its output: an executable that is not Electron, "+
+			"or an application that exits or fails at start-up, ends here.")
+	return out
 }
 
 // applySnapshot fills out from the hook's snapshot m, within the caps.

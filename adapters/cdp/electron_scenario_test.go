@@ -399,7 +399,8 @@ func TestElectronScenarioFloodIsTruncated(t *testing.T) {
 }
 
 // TestElectronScenarioLifecycle: applications that exit at once, hang,
-// ignore SIGTERM or fork get typed errors and leave nothing behind.
+// ignore SIGTERM or fork get typed errors and leave nothing behind, and
+// the error's partial observation says rea saw the launch only.
 func TestElectronScenarioLifecycle(t *testing.T) {
 	app, _ := filepath.Abs("testdata/electronapp")
 	for _, tc := range []struct {
@@ -420,8 +421,39 @@ func TestElectronScenarioLifecycle(t *testing.T) {
 				t.Fatalf("got %v, want %s", err, tc.want)
 			}
 			assertClean(t, id, parent)
+			// The error still says what was observed: the launch only.
+			var se *ports.ElectronScenarioError
+			if !errors.As(err, &se) || se.Partial == nil || !slices.ContainsFunc(se.Partial.Limitations, func(l string) bool {
+				return strings.Contains(l, "rea observed the launch only")
+			}) {
+				t.Fatalf("no partial observation naming the launch: %v", err)
+			}
+			if tc.want == ports.BrowserTimeout && (se.Partial.Status != "capture_truncated" || !strings.Contains(se.Partial.Limitations[0], "had not connected within 400ms")) {
+				t.Fatalf("a hook that never connected: %+v", se.Partial)
+			}
 		})
 	}
+}
+
+// An application whose hook has not connected when limits.duration_ms
+// runs out is a timeout that names the limit to raise, with the launch as
+// its partial observation; before, it was "context deadline exceeded" with
+// none.
+func TestElectronScenarioHookLaterThanTheDuration(t *testing.T) {
+	is := is.New(t)
+	app, _ := filepath.Abs("testdata/electronapp")
+	e, parent := scenarioEngine(t)
+	exe, _ := filepath.Abs("testdata/fake-electron/hangs")
+	id := runID(t)
+	_, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+		StartTimeoutMS: 60000, DurationMS: 1000})
+	assertClean(t, id, parent)
+	is.True(ports.IsCode(err, ports.BrowserTimeout))
+	is.True(strings.Contains(err.Error(), "did not connect within limits.duration_ms (1000 ms): pass a larger limits.duration_ms"))
+	var se *ports.ElectronScenarioError
+	is.True(errors.As(err, &se))
+	is.Equal(se.Partial.Status, "capture_truncated")
+	is.True(strings.Contains(se.Partial.Limitations[0], "had not connected within limits.duration_ms (1000 ms): rea observed the launch only"))
 }
 
 func TestElectronScenarioBadInputs(t *testing.T) {
@@ -583,9 +615,28 @@ func TestElectronScenarioTargetExitNamesTheExit(t *testing.T) {
 		e, parent := scenarioEngine(t)
 		x, _ := filepath.Abs("testdata/fake-electron/exits-at-once")
 		id := runID(t)
-		_, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: x, ApplicationPath: app, RunID: id, StartTimeoutMS: 2000})
+		_, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: x, ApplicationPath: app, RunID: id, StartTimeoutMS: 2000, Actions: acts})
 		assertClean(t, id, parent)
 		is.True(ports.IsCode(err, ports.BrowserDisconnected))
 		is.True(strings.Contains(err.Error(), "the application exited with code 3 before its hook connected"))
+		// What was and was not observed goes with the error: the launch
+		// and the main process's exit, no hook record, no action run.
+		var se *ports.ElectronScenarioError
+		is.True(errors.As(err, &se))
+		is.True(se.Partial != nil)
+		out := se.Partial
+		is.Equal(out.Status, "target_exited")
+		m := main(out)
+		is.True(m != nil)
+		is.True(m.PID > 0)
+		is.True(m.ExitCode != nil && *m.ExitCode == 3)
+		is.Equal(m.Reason, "abnormal-exit")
+		is.Equal([]string{out.Actions[0].Status, out.Actions[1].Status, out.Actions[2].Status}, []string{"skipped", "skipped", "skipped"})
+		is.Equal(len(out.Windows)+len(out.Processes)+len(out.IPC)+len(out.Timeline), 0)
+		is.Equal(out.ElectronVersion, "")
+		is.True(slices.ContainsFunc(out.Limitations, func(l string) bool {
+			return strings.Contains(l, "exited with code 3 before rea's hook connected") && strings.Contains(l, "the launch only") &&
+				strings.Contains(l, "Not observed: the Electron version, windows, renderers, the process list, IPC and the timeline")
+		}))
 	})
 }

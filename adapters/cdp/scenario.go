@@ -130,6 +130,40 @@ type scenarioRun struct {
 	// loading holds the in-scope requests not yet finished or failed, by
 	// request id: a page whose load event never fires names them.
 	loading sync.Map
+	// outSockets counts the WebSockets opened outside the scope, which
+	// CDP cannot refuse, and outSocketOrigins names their first origins.
+	outSockets       int
+	outSocketOrigins []string
+}
+
+// socketOrigin is a WebSocket URL's origin (ws:// or wss://), "" when it
+// has none.
+func socketOrigin(u string) string {
+	o := originOfString(wsToHTTP(u))
+	switch {
+	case strings.HasPrefix(o, "http://"):
+		return "ws://" + o[len("http://"):]
+	case strings.HasPrefix(o, "https://"):
+		return "wss://" + o[len("https://"):]
+	}
+	return ""
+}
+
+// socketLimitation says what the run could not do about WebSockets: none
+// is refused, and those outside the scope are left out, counted and named
+// by origin so that the caller knows what to add to allowed_origins.
+func (r *scenarioRun) socketLimitation() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.outSockets == 0 {
+		return "CDP cannot route or block WebSockets: an out-of-scope WebSocket would be neither blocked nor recorded; none was opened."
+	}
+	var add []string
+	for _, o := range r.outSocketOrigins {
+		add = append(add, wsToHTTP(o))
+	}
+	return fmt.Sprintf("CDP cannot route or block WebSockets: %d WebSocket connection(s) to origins outside allowed_origins (%s) were opened, "+
+		"not blocked, and not recorded. To record them, add %s to allowed_origins.", r.outSockets, strings.Join(r.outSocketOrigins, ", "), strings.Join(add, ", "))
 }
 
 // stillLoading names up to three in-scope requests still loading, sorted,
@@ -359,6 +393,14 @@ func (r *scenarioRun) onEvent(ev any) {
 		if r.sc.allows(wsToHTTP(e.URL)) {
 			r.sockets.Store(e.RequestID, e.URL)
 			r.add(ports.BrowserScenarioEvent{Kind: "websocket-opened", URL: e.URL})
+		} else {
+			o := r.red.Replace(socketOrigin(e.URL))
+			r.mu.Lock()
+			r.outSockets++
+			if o != "" && len(r.outSocketOrigins) < 8 && !slices.Contains(r.outSocketOrigins, o) {
+				r.outSocketOrigins = append(r.outSocketOrigins, o)
+			}
+			r.mu.Unlock()
 		}
 	case *network.EventWebSocketClosed:
 		if u, ok := r.sockets.Load(e.RequestID); ok {
@@ -584,7 +626,7 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 	// Neither Fetch nor Network.setBlockedURLs intercepts WebSocket
 	// handshakes (checked on Chromium 148), so out-of-scope sockets cannot be
 	// refused; their events are left out.
-	out.Limitations = append(out.Limitations, "CDP cannot route or block WebSockets: out-of-scope WebSocket connections were not blocked, and their events are not recorded.")
+	out.Limitations = append(out.Limitations, run.socketLimitation())
 	cancelTab()
 	out.DurationMS = time.Since(began).Milliseconds()
 	return out, nil
@@ -693,8 +735,9 @@ func currentURL(ctx context.Context) string {
 var artifactWait = 5 * time.Second
 
 // captureArtifacts takes the artifacts in want, each within artifactWait
-// (so a slow one, the DOM or accessibility tree of a very large page, does
-// not starve the others) and never past the run's deadline.
+// (so a slow one, the DOM of a very large page, does not starve the
+// others; the accessibility tree's wait grows with the page, axArtifact)
+// and never past the run's deadline.
 func captureArtifacts(ctx context.Context, sc scope, want []string, url string, red *strings.Replacer, deadline time.Time) ports.BrowserScenarioArtifacts {
 	var a ports.BrowserScenarioArtifacts
 	var actx context.Context
@@ -717,6 +760,12 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 			continue
 		}
 		actx = nil
+		if url == "" {
+			// The URL could not be read (currentURL gives up after 2 s): the
+			// page is not known to be outside the scope, only unknown.
+			missing(k, "the page's URL could not be read after the step (the page was still loading or busy), so its origin could not be checked")
+			continue
+		}
 		if k != "url" && !sc.allows(url) {
 			why := "current page is outside approved origins"
 			if originOfString(url) != "" {
@@ -754,9 +803,12 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 				a.Truncated = append(a.Truncated, "dom")
 			}
 		case "accessibility":
-			text, partial, err := axText(actx, chromedpAXCall)
-			if err != nil {
-				missing(k, err.Error())
+			// Its wait follows the page's size (axArtifact), and its
+			// reason says so: not the fixed wait's.
+			text, partial, why := axArtifact(ctx, chromedpAXCall, deadline)
+			if why != "" {
+				actx = nil
+				missing(k, why)
 				continue
 			}
 			a.Accessibility = []byte(red.Replace(string(text)))
@@ -856,6 +908,69 @@ func storageArtifact(ctx context.Context, url string, red *strings.Replacer) (*p
 	return st, nil
 }
 
+// axBuildPerNode is what the accessibility artifact's wait grows by for
+// each node of the page's document: Chromium builds a page's accessibility
+// tree at the first read, which took about 9 s for a 200,000-element page
+// (400,000 DOM nodes, 22 µs a node), past artifactWait, and 21 s on a
+// machine with a load average of 23 on its 2 cores (52 µs a node).
+const axBuildPerNode = 100 * time.Microsecond
+
+// axCountWaits is how many artifactWaits counting the page's nodes may
+// take: the count walks the whole document (3.4 s for 400,000 nodes on
+// that loaded machine), before rea knows how large the page is.
+const axCountWaits = 3
+
+// axArtifact is a scenario step's accessibility artifact: the page's
+// nodes are counted within axCountWaits artifactWaits, and the tree is
+// read within artifactWait plus axBuildPerNode for each node counted, never past
+// deadline (limits.duration_ms). When the text did not come, why says
+// what was not captured, why, and what to pass instead.
+func axArtifact(ctx context.Context, call axCall, deadline time.Time) (text []byte, partial bool, why string) {
+	start := time.Now()
+	within := func(d time.Duration) (context.Context, context.CancelFunc, bool) {
+		until, cut := start.Add(d), false
+		if deadline.Before(until) {
+			until, cut = deadline, true
+		}
+		c, cancel := context.WithDeadline(ctx, until)
+		return c, cancel, cut
+	}
+	countWait := axCountWaits * artifactWait
+	cctx, cancel, cut := within(countWait)
+	defer cancel()
+	doc, release, err := scenarioDocument(cctx, call, axReadsPerNode*defaultMaxAXNodes)
+	defer release()
+	timedOut := func(c context.Context) bool { return ctx.Err() == nil && errors.Is(c.Err(), context.DeadlineExceeded) }
+	if err != nil {
+		switch {
+		case !timedOut(cctx):
+			return nil, false, err.Error()
+		case cut:
+			return nil, false, "not captured: limits.duration_ms ran out while the page's nodes were counted; pass a larger limits.duration_ms"
+		}
+		return nil, false, fmt.Sprintf("not captured within %s: counting the page's nodes took longer (a very large or busy page); "+
+			"capture accessibility at_end only, or leave it out of capture", countWait)
+	}
+	wait := artifactWait + time.Duration(doc.nodes)*axBuildPerNode
+	start = time.Now()
+	rctx, rcancel, cut := within(wait)
+	defer rcancel()
+	text, partial, err = axTextOf(rctx, call, doc)
+	if err == nil {
+		return text, partial, ""
+	}
+	if !timedOut(rctx) {
+		return nil, false, err.Error()
+	}
+	building := fmt.Sprintf("Chromium was still building the accessibility tree of the page's %d DOM nodes (it builds it at the first read: "+
+		"about 9 s for 400,000 nodes on an idle machine)", doc.nodes)
+	if cut {
+		return nil, false, "not captured: limits.duration_ms ran out while " + building + "; pass a larger limits.duration_ms"
+	}
+	return nil, false, fmt.Sprintf("not captured within %s, the wait for a page of this size: %s; capture accessibility at a later step "+
+		"or at_end, when the tree is built", wait.Round(time.Millisecond), building)
+}
+
 // axText renders the main frame's accessibility tree as indented "role
 // name" lines, a deterministic text that compares Go run to Go run. A
 // document with more nodes than inspect_web_page's default max_ax_nodes is
@@ -871,6 +986,11 @@ func axText(ctx context.Context, call axCall) (text []byte, partial bool, err er
 	if err != nil {
 		return nil, false, err
 	}
+	return axTextOf(ctx, call, doc)
+}
+
+// axTextOf is axText of a document scenarioDocument counted.
+func axTextOf(ctx context.Context, call axCall, doc axDocument) (text []byte, partial bool, err error) {
 	var nodes []axNode
 	var note string
 	if doc.nodes > defaultMaxAXNodes {

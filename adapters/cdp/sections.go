@@ -654,6 +654,14 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	pc.led.exclude("workers", "out_of_target_scope", outside)
+	if sw := originServiceWorkers(res.TargetInfos, a.target.Origin, pc.sc); len(sw) > 0 {
+		pc.led.limitations = append(pc.led.limitations, fmt.Sprintf("%d service worker(s) of the page's origin are running (%s): "+
+			"a service worker belongs to no page, so it is among the workers excluded as out_of_target_scope, "+
+			"and its scripts, requests and console are not in this capture.", len(sw), strings.Join(sw, ", ")))
+	}
+	if l := outOfProcessFrames(res.TargetInfos, frames, pc.sc); l != "" {
+		pc.led.limitations = append(pc.led.limitations, l)
+	}
 	for _, t := range related {
 		if r := pc.sc.reason(t.URL); r != "" {
 			pc.led.exclude("workers", r, 1)
@@ -702,6 +710,52 @@ func pageWorkers(ctx context.Context, a *attachment, infos []workerTarget, frame
 		}
 	}
 	return related, outside, nil
+}
+
+// outOfProcessFrames says which child frames of the page's frames run in
+// another renderer process (Chromium's out-of-process iframes, for a
+// frame of another site): Page.getFrameTree on the page's session does
+// not list them, so frames, DOM, scripts, resources, network and console
+// leave them out; "" when there is none. Frames outside the scope are
+// counted, not named.
+func outOfProcessFrames(infos []workerTarget, frames map[string]bool, sc scope) string {
+	var named []string
+	n := 0
+	for _, t := range infos {
+		if t.Type != "iframe" || !frames[t.ParentFrameID] {
+			continue
+		}
+		n++
+		if u, o := sanitizeURL(t.URL); o != "" && sc.reason(u) == "" && len(named) < 4 {
+			named = append(named, u)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	which := " (not named: outside allowed_origins)"
+	if len(named) > 0 {
+		which = " (" + strings.Join(named, ", ") + ")"
+		if n > len(named) {
+			which += fmt.Sprintf(" and %d more not named (outside allowed_origins, or past four)", n-len(named))
+		}
+	}
+	return fmt.Sprintf("%d frame(s) of another site run in their own renderer process%s: Chromium does not list such a frame in the page's "+
+		"frame tree, so its DOM, scripts, resources, network and console are not in this capture, which reads the page's own process.", n, which)
+}
+
+// originServiceWorkers are the script URLs (at most four) of the service
+// workers of origin among infos that the scope allows: they serve the
+// page's origin, not the page, so the workers section leaves them out, but
+// a page they control may be answered by them.
+func originServiceWorkers(infos []workerTarget, origin string, sc scope) []string {
+	var out []string
+	for _, t := range infos {
+		if t.Type == "service_worker" && origin != "" && originOfString(t.URL) == origin && sc.reason(t.URL) == "" && len(out) < 4 {
+			out = append(out, t.URL)
+		}
+	}
+	return out
 }
 
 // workerURLs learns the script URLs of the page's unnamed workers: Chromium

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -237,4 +238,62 @@ func TestNestedWorkerSessionSilent(t *testing.T) {
 	is.True(slices.Contains(got.Completeness.Excluded, ports.BrowserExclusion{Section: "workers", Reason: "unattributed_origin", Count: 1}))
 	_, on := autoAttachCalls(t, f)
 	is.Equal(on, []bool{true, true, false}) // turned off on the page all the same
+}
+
+// A service worker of the page's origin belongs to no page, so the
+// workers section leaves it out as out_of_target_scope; a limitation now
+// names it, since it may answer the page's requests. One of another
+// origin is not named.
+func TestServiceWorkerOfThePageOriginNamed(t *testing.T) {
+	is := is.New(t)
+	opts := cdptest.Options{Handlers: map[string]cdptest.Handler{"Target.getTargets": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+		return map[string]any{"targetInfos": []any{
+			map[string]any{"targetId": "T1", "type": "page", "title": "", "url": "http://app.test/index.html", "attached": true, "canAccessOpener": false},
+			map[string]any{"targetId": "SW1", "type": "service_worker", "title": "", "url": "http://app.test/sw.js", "attached": false, "canAccessOpener": false},
+			map[string]any{"targetId": "SW2", "type": "service_worker", "title": "", "url": "http://cdn.example/sw.js", "attached": false, "canAccessOpener": false},
+		}}, nil
+	}}}
+	f := cdptest.New(&opts)
+	defer f.Close()
+	got, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.NoErr(err)
+	assertNeverSent(t, f)
+	is.Equal(len(got.Workers), 0)
+	is.True(slices.Contains(got.Completeness.Excluded, ports.BrowserExclusion{Section: "workers", Reason: "out_of_target_scope", Count: 2}))
+	is.True(slices.ContainsFunc(got.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "1 service worker(s) of the page's origin are running (http://app.test/sw.js): ")
+	}))
+}
+
+// A frame of another site runs in its own renderer process, which the
+// page's frame tree does not list: a limitation names it (in scope) or
+// counts it (outside), so an agent knows its DOM and scripts are not in
+// the capture. Before, the page looked as if it had no such frame.
+func TestOutOfProcessFrameNamed(t *testing.T) {
+	is := is.New(t)
+	opts := cdptest.Options{Handlers: map[string]cdptest.Handler{"Target.getTargets": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+		return map[string]any{"targetInfos": []any{
+			map[string]any{"targetId": "T1", "type": "page", "title": "", "url": "http://app.test/index.html", "attached": true, "canAccessOpener": false},
+			map[string]any{"targetId": "IF1", "type": "iframe", "title": "", "url": "http://app.test:8443/frame.html?x=1", "attached": false, "parentFrameId": "F1", "canAccessOpener": false},
+			map[string]any{"targetId": "IF2", "type": "iframe", "title": "", "url": "http://ads.example/f.html", "attached": false, "parentFrameId": "F1", "canAccessOpener": false},
+			map[string]any{"targetId": "IF3", "type": "iframe", "title": "", "url": "http://app.test/other.html", "attached": false, "parentFrameId": "OTHER", "canAccessOpener": false},
+		}}, nil
+	}}}
+	f := cdptest.New(&opts)
+	defer f.Close()
+	req := fullInspect(f)
+	req.Target.AllowedOrigins = []string{"http://app.test", "http://app.test:8443"}
+	got, err := engine().InspectPage(context.Background(), req)
+	is.NoErr(err)
+	assertNeverSent(t, f)
+	is.True(slices.ContainsFunc(got.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "2 frame(s) of another site run in their own renderer process (http://app.test:8443/frame.html?x=1) and 1 more not named "+
+			"(outside allowed_origins, or past four): ")
+	}))
+	req.Target.AllowedOrigins = []string{"http://app.test"}
+	got, err = engine().InspectPage(context.Background(), req)
+	is.NoErr(err)
+	is.True(slices.ContainsFunc(got.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "2 frame(s) of another site run in their own renderer process (not named: outside allowed_origins): ")
+	}))
 }

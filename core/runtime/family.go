@@ -129,6 +129,11 @@ func runtimeErr(op string, err error) error {
 			ce.Remediation = "List the targets again (list_javascript_runtime_targets) and pass one in scope and not attached, with " +
 				"runtime_kind node or electron-main for a node target, electron-preload or electron-renderer for a page (its protocol_type), or no runtime_kind."
 		}
+	case core.CodeProviderTimeout:
+		if op == "capture_electron_scenario" { // the owned app or its hook did not answer in time
+			ce.Remediation = "Pass a larger limits.duration_ms (at most 60000) or limits.action_ms (at most 5000); if the hook never connected, " +
+				"check that executable_path is an Electron executable that starts application_path (run it by hand to see its output), then call again."
+		}
 	case core.CodeProviderUnavailable:
 		ce.Remediation = "Start the runtime with its inspector on loopback (node --inspect=127.0.0.1:PORT, or an Electron app with --remote-debugging-port=PORT) " +
 			"and pass that http://127.0.0.1:PORT endpoint, or use capture_electron_scenario, which launches the app itself."

@@ -459,6 +459,12 @@ func TestElectronToolsNormalize(t *testing.T) {
 	is.Equal(codeOf(err), core.CodeProviderUnavailable)
 	errors.As(err, &ce)
 	is.True(strings.Contains(ce.Envelope().Error.Remediation.Action, "executable_path"))
+	// A timeout names the limits to raise.
+	f.Err = &ports.BrowserError{Code: ports.BrowserTimeout, Msg: "the application's hook did not connect within limits.duration_ms (1000 ms)"}
+	_, err = call(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir})
+	is.Equal(codeOf(err), core.CodeProviderTimeout)
+	errors.As(err, &ce)
+	is.True(strings.HasPrefix(ce.Envelope().Error.Remediation.Action, "Pass a larger limits.duration_ms"))
 	// A run that failed after the hook connected carries what it saw,
 	// normalized like a result.
 	partial := *f.Scenario

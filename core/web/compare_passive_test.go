@@ -114,7 +114,24 @@ func TestComparePassive(t *testing.T) {
 			webMap(t, a, "after", "inspection", "accessibility", "nodes", 1)["name"] = "Buy now"
 			return a
 		}, func(t *testing.T, res map[string]any) {
-			is.New(t).Equal(webDim(t, res, "accessibility")["status"], "unknown")
+			is := is.New(t)
+			d := webDim(t, res, "accessibility")
+			is.Equal(d["status"], "unknown")
+			// The reason names what kept it unknown and what to pass.
+			is.Equal(d["reason"], "Accessibility was not fully comparable: the before inspection's accessibility text is not_approved; "+
+				"the after inspection's accessibility text is not_approved. Inspect both pages again with include_accessibility_text: true to compare it fully.")
+		}},
+		{"storage without value fingerprints says what to pass", func(t *testing.T) map[string]any {
+			a := webPassivePair(t)
+			st := webMap(t, a, "after", "inspection", "storage")
+			st["fingerprints_complete"], st["content_fingerprints"] = false, []any{}
+			return a
+		}, func(t *testing.T, res map[string]any) {
+			is := is.New(t)
+			d := webDim(t, res, "storage")
+			is.Equal(d["status"], "unknown")
+			is.Equal(d["reason"], "Storage was not fully comparable: the after inspection holds no fingerprints of stored values. "+
+				"Inspect both pages again with include_storage_fingerprints: true to compare it fully.")
 		}},
 		{"accessibility role change", func(t *testing.T) map[string]any {
 			a := webPassivePair(t)

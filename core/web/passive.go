@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -462,7 +463,55 @@ func accessibilityDimension(b, a *webInspection) pendingDimension {
 	return compareIdentities(
 		identityMap{"accessibility_tree": core.MustDigest(accessibilityProjection(b, text, nodes))},
 		identityMap{"accessibility_tree": core.MustDigest(accessibilityProjection(a, text, nodes))},
-		complete, "Accessibility tree or text capture was incomplete in at least one observation.")
+		complete, axReason(b, a))
+}
+
+// axReason says which inspection kept the accessibility dimension from a
+// full comparison, and what to pass to inspect_web_page instead.
+func axReason(b, a *webInspection) string {
+	var says, pass []string
+	for _, side := range []struct {
+		name string
+		in   *webInspection
+	}{{"before", b}, {"after", a}} {
+		ax := side.in.Accessibility
+		switch tc := ax.TextCapture; {
+		case tc.Status != "included" && tc.Status != "truncated":
+			says = append(says, fmt.Sprintf("the %s inspection's accessibility text is %s", side.name, cmp.Or(tc.Status, "absent")))
+			pass = appendNew(pass, "include_accessibility_text: true")
+		case tc.ExcludedFields > 0 || tc.TruncatedFields > 0 || tc.Status == "truncated":
+			says = append(says, fmt.Sprintf("the %s inspection's accessibility text left out %d and cut %d names or descriptions", side.name, tc.ExcludedFields, tc.TruncatedFields))
+		}
+		if ax.TotalNodes != len(ax.Nodes) {
+			says = append(says, fmt.Sprintf("the %s inspection lists %d of its %d accessibility nodes", side.name, len(ax.Nodes), ax.TotalNodes))
+			pass = appendNew(pass, `detail: "complete"`)
+		}
+		if side.in.Completeness.incomplete("accessibility") {
+			says = append(says, fmt.Sprintf("the %s inspection's accessibility section is incomplete (its completeness says why)", side.name))
+		}
+	}
+	return unknownReason("Accessibility", says, pass)
+}
+
+// unknownReason is a dimension's reason for staying unknown: what kept it
+// from a full comparison (says) and, when some of it is the callers'
+// choice, the inspect_web_page arguments that lift it (pass).
+func unknownReason(dim string, says, pass []string) string {
+	if len(says) == 0 {
+		return dim + " capture was incomplete in at least one observation."
+	}
+	r := dim + " was not fully comparable: " + strings.Join(says, "; ") + "."
+	if len(pass) > 0 {
+		r += " Inspect both pages again with " + strings.Join(pass, " and ") + " to compare it fully."
+	}
+	return r
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 func accessibilityProjection(in *webInspection, text, nodes bool) map[string]any {
@@ -510,8 +559,41 @@ func storageDimension(b, a *webInspection) pendingDimension {
 	ids := comparableFingerprints(&b.Storage, &a.Storage)
 	complete := keys && usage && b.Storage.FingerprintsComplete && a.Storage.FingerprintsComplete &&
 		!b.Completeness.incomplete("storage") && !a.Completeness.incomplete("storage")
-	return compareIdentities(storageMap(&b.Storage, keys, usage, ids), storageMap(&a.Storage, keys, usage, ids), complete,
-		"Storage fingerprints, key inventories, usage or quota were unavailable or incomplete in at least one observation.")
+	return compareIdentities(storageMap(&b.Storage, keys, usage, ids), storageMap(&a.Storage, keys, usage, ids), complete, storageReason(b, a))
+}
+
+// storageReason says which inspection kept the storage dimension from a
+// full comparison, and what to pass to inspect_web_page instead.
+func storageReason(b, a *webInspection) string {
+	var says, pass []string
+	for _, side := range []struct {
+		name string
+		in   *webInspection
+	}{{"before", b}, {"after", a}} {
+		in := side.in
+		switch {
+		case in.Completeness.excludedFor("storage_keys", "not_approved"):
+			says = append(says, "the "+side.name+" inspection did not list storage keys")
+			pass = appendNew(pass, "include_storage_keys: true")
+		case in.Completeness.incomplete("storage_keys"):
+			says = append(says, "the "+side.name+" inspection's storage key inventory is incomplete")
+		}
+		switch {
+		case in.Storage.FingerprintsComplete:
+		case len(in.Storage.ContentFingerprints) == 0:
+			says = append(says, "the "+side.name+" inspection holds no fingerprints of stored values")
+			pass = appendNew(pass, "include_storage_fingerprints: true")
+		default:
+			says = append(says, "the "+side.name+" inspection's value fingerprints are incomplete")
+		}
+		if in.Storage.UsageBytes == nil || in.Storage.QuotaBytes == nil {
+			says = append(says, "the browser reported no storage usage or quota to the "+side.name+" inspection")
+		}
+		if in.Completeness.incomplete("storage") {
+			says = append(says, "the "+side.name+" inspection's storage section is incomplete (its completeness says why)")
+		}
+	}
+	return unknownReason("Storage", says, pass)
 }
 
 func completeFingerprints(s *webStorage) map[string]bool {
