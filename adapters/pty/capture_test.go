@@ -697,6 +697,15 @@ func TestLaunchFailure(t *testing.T) {
 	// No terminal was observed: the final screen stays the zero frame,
 	// which core reports as null.
 	is.Equal([]int{ce.Partial.FinalScreen.Columns, ce.Partial.FinalScreen.Rows, len(ce.Partial.FinalScreen.Lines)}, []int{0, 0, 0})
+	// It records the normalization its scenario's rules apply, as a
+	// capture that ran records it, and the journal of what it stored (the
+	// files before the launch), so that a comparison finds the same rules
+	// and what it did observe. Before, both were empty: compared with a
+	// run of the same scenario, every dimension was unknown because the
+	// normalization rules "differed".
+	is.Equal(ce.Partial.NormalizationApplied.RenderedLineFormat, "trailing-spaces-trimmed-v1")
+	is.Equal(ce.Partial.NormalizationApplied.PortNormalizationVersion, "contextual-endpoints-v2")
+	is.Equal(ce.Partial.EventJournal, []ports.JournalEntry{{CaptureOrder: 0, Collection: ports.JournalFilesystem, Index: 0}})
 }
 
 // settle_ms=0: one empty look after the exit settles the tree.
