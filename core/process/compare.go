@@ -453,21 +453,42 @@ func gapOf(d *captureDoc) *gap {
 	if g.missing["interaction_events"] {
 		return g
 	}
-	var seqs []string
 	for _, e := range d.Interaction {
 		if e["outcome"] == "target_exited" {
 			g.undispatched[canon(e["sequence"])] = true
-			seqs = append(seqs, canon(e["sequence"]))
 		}
-	}
-	if len(seqs) > 0 {
-		r := "the program exited before interaction events " + strings.Join(seqs, ", ") + " were dispatched"
-		if g.reason != "" {
-			r = g.reason + "; " + r
-		}
-		g.reason = r
 	}
 	return g
+}
+
+// shareUndispatched forgets the events neither program lived to receive:
+// neither observed what followed them, so neither lacks what the other saw.
+func shareUndispatched(a, b *gap) {
+	for k := range a.undispatched {
+		if b.undispatched[k] {
+			delete(a.undispatched, k)
+			delete(b.undispatched, k)
+		}
+	}
+}
+
+// undispatchedSeqs are g's undispatched events' sequences, in order.
+func (g *gap) undispatchedSeqs() string {
+	seqs := slices.Collect(maps.Keys(g.undispatched))
+	slices.SortFunc(seqs, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b)) }) // numbers
+	return strings.Join(seqs, ", ")
+}
+
+// why says why g's side is incomplete.
+func (g *gap) why() string {
+	var parts []string
+	if g.reason != "" {
+		parts = append(parts, g.reason)
+	}
+	if len(g.undispatched) > 0 && !g.missing["terminal"] {
+		parts = append(parts, "the program exited before interaction events "+g.undispatchedSeqs()+" were dispatched, which the other capture's program received")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // notObserved lists g's missing fields in the dimensions' order, then the
@@ -482,9 +503,7 @@ func (g *gap) notObserved() []string {
 		}
 	}
 	if len(g.undispatched) > 0 && !g.missing["terminal"] {
-		seqs := slices.Collect(maps.Keys(g.undispatched))
-		slices.SortFunc(seqs, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b)) }) // numbers
-		out = append(out, "terminal after interaction events "+strings.Join(seqs, ", "))
+		out = append(out, "terminal after interaction events "+g.undispatchedSeqs())
 	}
 	return out
 }
@@ -677,6 +696,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 		}
 	}
 	gl, gr := gapOf(l), gapOf(r)
+	shareUndispatched(gl, gr)
 	var incomplete []ProcessCaptureGap
 	for _, side := range []struct {
 		name string
@@ -685,9 +705,9 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 	}{{"left", lev, gl}, {"right", rev, gr}} {
 		if side.g.incomplete() {
 			incomplete = append(incomplete, ProcessCaptureGap{Side: side.name, EvidenceID: string(side.ev.EvidenceID), Failed: side.g.failed,
-				Reason: side.g.reason, NotObserved: side.g.notObserved()})
+				Reason: side.g.why(), NotObserved: side.g.notObserved()})
 			lim = append(lim, fmt.Sprintf("The %s capture is incomplete: %s; a dimension reading what it did not observe is unknown unless what both observed differs (incomplete[].not_observed).",
-				side.name, side.g.reason))
+				side.name, side.g.why()))
 		}
 	}
 	type found struct {

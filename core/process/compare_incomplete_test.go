@@ -135,11 +135,12 @@ func (c twoInputs) CaptureProcess(ctx context.Context, req ports.CaptureRequest)
 func TestCompareSaysAProgramExitedBeforeItsScenarioFinished(t *testing.T) {
 	is := is.New(t)
 	s := session(t, &capturers{next: []ports.ProcessCapturer{
-		twoInputs{died: true, greeting: "hello alice\r\n"}, twoInputs{greeting: "hello alice\r\n"}, twoInputs{died: true, greeting: "hello al"}}})
+		twoInputs{died: true, greeting: "hello alice\r\n"}, twoInputs{greeting: "hello alice\r\n"}, twoInputs{died: true, greeting: "hello al"},
+		twoInputs{died: true, greeting: "hello alice\r\n"}}})
 	scenario := map[string]any{"executable": "greeter", "events": []any{map[string]any{"type": "input", "at_ms": 100, "data": "alice\n"},
 		map[string]any{"type": "input", "at_ms": 200, "data": "x\n"}}}
 	var ids []string
-	for range 3 {
+	for range 4 {
 		r, ce := sessionCall(t, s, "capture_process_scenario", map[string]any{"executable": "greeter", "events": scenario["events"], "detail": "complete"})
 		is.True(ce == nil)
 		ids = append(ids, string(r.Evidence.EvidenceID))
@@ -165,4 +166,11 @@ func TestCompareSaysAProgramExitedBeforeItsScenarioFinished(t *testing.T) {
 
 	g = compareIDs(t, s, ids[2], ids[1]) // the greeting was cut short
 	is.Equal(status(g, "terminal"), "changed")
+
+	// Two programs that both exited before the last input lack nothing the
+	// other observed: the terminals are compared whole.
+	g = compareIDs(t, s, ids[0], ids[3])
+	is.Equal(len(g.Incomplete), 0)
+	is.Equal(status(g, "terminal"), "unchanged")
+	is.Equal(g.Status, "unchanged")
 }
