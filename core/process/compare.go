@@ -417,10 +417,11 @@ type gap struct {
 	reason       string
 	missing      map[string]bool // fields of normalized_result, as dimensions' reads name them
 	undispatched map[string]bool // sequences (canonical JSON) of the interaction events the program exited before
+	dispatched   map[string]bool // and of those it received
 }
 
 func gapOf(d *captureDoc) *gap {
-	g := &gap{missing: map[string]bool{}, undispatched: map[string]bool{}}
+	g := &gap{missing: map[string]bool{}, undispatched: map[string]bool{}, dispatched: map[string]bool{}}
 	launchFailed := d.Exit["reason"] == "failed"
 	if d.Failure != nil || launchFailed {
 		g.failed = true
@@ -454,20 +455,26 @@ func gapOf(d *captureDoc) *gap {
 		return g
 	}
 	for _, e := range d.Interaction {
-		if e["outcome"] == "target_exited" {
+		switch e["outcome"] {
+		case "target_exited":
 			g.undispatched[canon(e["sequence"])] = true
+		case "dispatched":
+			g.dispatched[canon(e["sequence"])] = true
 		}
 	}
 	return g
 }
 
-// shareUndispatched forgets the events neither program lived to receive:
-// neither observed what followed them, so neither lacks what the other saw.
-func shareUndispatched(a, b *gap) {
-	for k := range a.undispatched {
-		if b.undispatched[k] {
-			delete(a.undispatched, k)
-			delete(b.undispatched, k)
+// keepReceived keeps of each side's undispatched events those the other
+// side's program received: after an event neither received (or one side
+// never got to, having failed) neither observed what followed, so neither
+// lacks what the other saw.
+func keepReceived(a, b *gap) {
+	for _, s := range [][2]*gap{{a, b}, {b, a}} {
+		for k := range s[0].undispatched {
+			if !s[1].dispatched[k] {
+				delete(s[0].undispatched, k)
+			}
 		}
 	}
 }
@@ -696,7 +703,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 		}
 	}
 	gl, gr := gapOf(l), gapOf(r)
-	shareUndispatched(gl, gr)
+	keepReceived(gl, gr)
 	var incomplete []ProcessCaptureGap
 	for _, side := range []struct {
 		name string

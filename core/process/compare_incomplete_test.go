@@ -76,7 +76,7 @@ func compareIDs(t *testing.T, s *core.Session, left, right string) gapResult {
 // process tree and exit "removed" or "changed" against a run that worked.
 func TestCompareSaysASideFailedAndWhatItDidNotObserve(t *testing.T) {
 	is := is.New(t)
-	s := session(t, &capturers{next: []ports.ProcessCapturer{launchFailed{}, greeterCapturer{name: "alice"}}})
+	s := session(t, &capturers{next: []ports.ProcessCapturer{launchFailed{}, greeterCapturer{name: "alice"}, launchFailed{}, twoInputs{died: true, greeting: "hello alice\r\n"}}})
 	scenario := map[string]any{"executable": "greeter", "events": []any{map[string]any{"type": "input", "at_ms": 100, "data": "alice\n"}}}
 	_, ce := sessionCall(t, s, "capture_process_scenario", scenario)
 	is.True(ce != nil)
@@ -98,6 +98,16 @@ func TestCompareSaysASideFailedAndWhatItDidNotObserve(t *testing.T) {
 	}
 	is.Equal(g.Status, "unknown")
 	is.Equal(g.FirstDivergence.Status, "unknown")
+
+	// Against a program that exited before its second input, only the
+	// failed side is incomplete: the failed one received no input, so the
+	// other lacks nothing it saw.
+	_, ce = sessionCall(t, s, "capture_process_scenario", scenario)
+	parent = ce.Details["partial_observation"].(map[string]any)["capture"].(*process.CaptureProcessScenarioResult).ParentEvidenceID
+	early, _ := sessionCall(t, s, "capture_process_scenario", scenario)
+	g = compareIDs(t, s, parent, string(early.Evidence.EvidenceID))
+	is.Equal(len(g.Incomplete), 1)
+	is.Equal(g.Incomplete[0].Side, "left")
 }
 
 // twoInputs is the greeter given a second input at 200 ms: a program that
