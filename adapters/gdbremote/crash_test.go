@@ -21,3 +21,15 @@ func TestTraceCrashNamesTheCallsItInterrupted(t *testing.T) {
 		t.Errorf("notes %q", res.Coverage.Notes)
 	}
 }
+
+// A launched program's standard input is empty (gdbserver keeps its own
+// for the protocol and gives the program /dev/null), as
+// trace_native_calls' arguments say: a program reading it sees end of
+// file at once.
+func TestTraceLaunchedProgramReadsNoInput(t *testing.T) {
+	needServer(t)
+	_, res := traceStates(t, buildC(t, "stdin.c", "stdin"), nil, 100, "main")
+	if res.Exit == nil || res.Exit.Code == nil || *res.Exit.Code != 3 {
+		t.Errorf("exit %+v, want code 3 (end of file on stdin)", res.Exit)
+	}
+}

@@ -35,7 +35,7 @@ func opTraceNativeCalls() *core.Operation {
 		Input: core.InputSchema([]string{"procedures"},
 			`"procedures":{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","minLength":1},"description":"Procedures to trace: names from the open analysis (main, printf@plt), functions its libraries export (printf, or printf@plt without a PLT entry), or 0x link-time addresses."}`,
 			`"program":{"type":"string","minLength":1,"description":"The executable to launch; defaults to the open target, whose SHA-256 it must have."}`,
-			`"arguments":{"type":"array","items":{"type":"string"},"default":[],"description":"Arguments after the program name."}`,
+			`"arguments":{"type":"array","items":{"type":"string"},"default":[],"description":"Arguments after the program name; its standard input is empty (/dev/null)."}`,
 			`"working_directory":{"type":"string","description":"Working directory of the program."}`,
 			`"environment":{"type":"object","propertyNames":{"minLength":1,"pattern":"^[^=]+$"},"additionalProperties":{"type":"string"},"description":"Variables set on top of rea's environment."}`,
 			`"attach_pid":{"type":"integer","minimum":1,"description":"Attach to this running process instead of launching one; its executable must be the open target."}`,

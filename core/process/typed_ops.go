@@ -521,7 +521,7 @@ type ProcessFirstDivergence struct {
 // TraceNativeCallsInput is the input of trace_native_calls.
 type TraceNativeCallsInput struct {
 	Procedures       []string          `json:"procedures"`                  // Procedures to trace: names from the open analysis (such as main or printf@plt) or 0x link-time addresses.
-	Arguments        []string          `json:"arguments,omitempty"`         // Arguments after the program name.
+	Arguments        []string          `json:"arguments,omitempty"`         // Arguments after the program name; its standard input is empty (/dev/null).
 	AttachPID        int               `json:"attach_pid,omitempty"`        // Attach to this running process instead of launching one; its executable must be the open target.
 	Convention       string            `json:"convention,omitempty"`        // Calling convention for the arguments; default go for a Go binary, else the platform's C convention.
 	Environment      map[string]string `json:"environment,omitempty"`       // Variables set on top of rea's environment.
