@@ -937,11 +937,13 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 	// Process commands always name the launched program <executable>,
 	// path normalization or not: its path is where the caller put the
 	// build, not what the program did, and it would make the same program
-	// run from two directories differ in every comparison.
+	// run from two directories differ in every comparison. So is the
+	// temporary root, which rea names anew for each run and gives the
+	// program as TMPDIR (a compiler's temporary files are under it).
 	cn := n
 	if !sc.Normalization.Paths {
 		cn = &Normalizer{Secrets: n.Secrets, Patterns: n.Patterns, Ports: n.Ports, PIDs: n.PIDs,
-			Paths: map[string]string{out.Executable.Path: placeholderExecutable}}
+			Paths: map[string]string{out.Executable.Path: placeholderExecutable, out.TemporaryRoot: placeholderTemporaryRoot}}
 	}
 
 	out.Frames = make([]ports.CaptureFrame, len(c.frames))
@@ -1103,7 +1105,7 @@ func normalizationRecord(sc ports.CaptureScenario) ports.NormalizationRecord {
 			placeholderTemporaryRoot, placeholderWorkingDir, placeholderExecutable, "<filesystem-root-N>")
 	} else {
 		// In process commands only (finish: cn).
-		rec.Placeholders = append(rec.Placeholders, placeholderExecutable)
+		rec.Placeholders = append(rec.Placeholders, placeholderExecutable, placeholderTemporaryRoot)
 	}
 	if sc.Normalization.PIDs {
 		rec.Placeholders = append(rec.Placeholders, placeholderPID)

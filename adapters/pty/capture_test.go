@@ -818,6 +818,34 @@ func TestProgramPathIsNormalizedInProcessCommands(t *testing.T) {
 	is.Equal(cmds[0], cmds[1])
 }
 
+// The temporary root rea names anew for each run (the program's TMPDIR)
+// is <temporary-root> in process commands, path normalization or not.
+// Before, two runs of the same build differed in every command naming a
+// temporary file (make -j2: gcc's cc1 -o /tmp/rea-capture-N/ccX.s), so
+// compare_process_captures reported the process tree changed.
+func TestTemporaryRootIsNormalizedInProcessCommands(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	named := false
+	// Two runs: a sample may catch the inner shell between its fork and
+	// its exec, under its parent's command.
+	for range 2 {
+		sc := ports.NewCaptureScenario("/bin/sh")
+		sc.Arguments = []string{"-c", `sh -c "sleep 0.4; true" "$TMPDIR/work"`}
+		sc.TimeoutMS, sc.IdleTimeoutMS = 10000, 2000
+		is.True(!sc.Normalization.Paths)
+		c, err := capture(t, e, context.Background(), sc)
+		is.NoErr(err)
+		for _, p := range c.NormalizedProcesses {
+			if strings.Contains(p.Command, c.TemporaryRoot) {
+				t.Errorf("a command names the temporary root: %q", p.Command)
+			}
+			named = named || p.Command == "sh -c sleep 0.4; true <temporary-root>/work"
+		}
+	}
+	is.True(named)
+}
+
 // Output read before an input event is journaled before it, even when the
 // capture loop falls behind and finds both ready at once (held back here,
 // as a slow process sample on a loaded host holds it): the prompt comes
