@@ -3,6 +3,7 @@ package gdbremote_test
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"debug/elf"
 	"fmt"
 	"os"
@@ -12,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rea/adapters/gdbremote"
+	"rea/ports"
 )
 
 // needServer skips a live test when gdbserver is not installed.
@@ -134,4 +138,56 @@ func withRunID(id string) []int {
 func isZombie(stat string) bool {
 	i := strings.LastIndexByte(stat, ')')
 	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}
+
+// eachArch runs run on src built for each architecture the tracer
+// handles: the host's (x86-64) with gcc and flags, and static AArch64
+// and 32-bit x86 programs under QEMU with the same flags, each skipped
+// where its tools are missing.
+func eachArch(t *testing.T, src string, flags []string, run func(t *testing.T, bin string)) {
+	out := strings.TrimSuffix(src, ".c")
+	for _, lane := range []struct{ arch, emulated string }{{"x86-64", ""}, {"arm64", "arm64"}, {"x86", "x86"}} {
+		t.Run(lane.arch, func(t *testing.T) {
+			if lane.emulated == "" {
+				run(t, buildC(t, src, out, flags...))
+				return
+			}
+			needEmulation(t, lane.emulated)
+			run(t, buildFor(t, lane.emulated, src, out, append([]string{"-static"}, flags...)...))
+		})
+	}
+}
+
+// traceStates traces bin launched with args, stopping at maxHits, and
+// gives each hit as name(first argument) and r (returned), u (unwound) or
+// p (pending).
+func traceStates(t *testing.T, bin string, args []string, maxHits int, names ...string) (string, *ports.TraceResult) {
+	t.Helper()
+	id := runID(t)
+	defer noneLeft(t, id)
+	var bps []ports.TraceBreakpoint
+	for _, n := range names {
+		bps = append(bps, ports.TraceBreakpoint{Address: symbol(t, bin, n), Name: n})
+	}
+	tr := gdbremote.New(nil)
+	debugTap(t, tr)
+	res, err := tr.TraceCalls(context.Background(), ports.TraceRequest{Launch: &ports.TraceLaunch{Path: bin, Args: args},
+		Breakpoints: bps, MaxHits: maxHits, MaxDuration: 2 * time.Minute, RunID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range res.Hits {
+		state := "?"
+		switch {
+		case h.Returned && !h.Unwound:
+			state = "r"
+		case h.Unwound && !h.Returned:
+			state = "u"
+		case !h.Returned && h.ReturnSequence < 0:
+			state = "p"
+		}
+		got = append(got, fmt.Sprintf("%s(%d)%s", h.Name, uint32(h.Arguments[0].Value), state))
+	}
+	return strings.Join(got, " "), res
 }

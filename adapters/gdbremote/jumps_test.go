@@ -2,27 +2,6 @@ package gdbremote_test
 
 import "testing"
 
-// jumpLanes builds jumps.c for each architecture: the host's, and static
-// AArch64 and 32-bit x86 programs under QEMU.
-func jumpLanes(t *testing.T, run func(t *testing.T, bin string)) {
-	for _, lane := range []struct {
-		arch  string
-		build func(t *testing.T) string
-	}{
-		{"x86-64", func(t *testing.T) string { return buildC(t, "jumps.c", "jumps", "-foptimize-sibling-calls") }},
-		{"arm64", func(t *testing.T) string {
-			needEmulation(t, "arm64")
-			return buildFor(t, "arm64", "jumps.c", "jumps", "-static", "-foptimize-sibling-calls")
-		}},
-		{"x86", func(t *testing.T) string {
-			needEmulation(t, "x86")
-			return buildFor(t, "x86", "jumps.c", "jumps", "-static", "-foptimize-sibling-calls")
-		}},
-	} {
-		t.Run(lane.arch, func(t *testing.T) { run(t, lane.build(t)) })
-	}
-}
-
 // first longjmps back to main, which then calls second through the same
 // pointer call from the same site: second's entry has first's return
 // address and stack pointer, as a tail call would, but the thread called
@@ -31,8 +10,8 @@ func jumpLanes(t *testing.T, run func(t *testing.T, bin string)) {
 // with it: "first(0)r second(1)r".
 func TestTraceLongjmpThenCallFromTheSameSite(t *testing.T) {
 	needServer(t)
-	jumpLanes(t, func(t *testing.T, bin string) {
-		got, res := traceStates(t, bin, []string{"p"}, "first", "second")
+	eachArch(t, "jumps.c", []string{"-foptimize-sibling-calls"}, func(t *testing.T, bin string) {
+		got, res := traceStates(t, bin, []string{"p"}, 100, "first", "second")
 		if got != "first(0)u second(1)r" {
 			t.Errorf("hits %q, want first(0)u second(1)r", got)
 		}
@@ -49,8 +28,8 @@ func TestTraceLongjmpThenCallFromTheSameSite(t *testing.T) {
 // down(1)u down(0)r".
 func TestTraceSelfTailCall(t *testing.T) {
 	needServer(t)
-	jumpLanes(t, func(t *testing.T, bin string) {
-		got, res := traceStates(t, bin, []string{"s"}, "down")
+	eachArch(t, "jumps.c", []string{"-foptimize-sibling-calls"}, func(t *testing.T, bin string) {
+		got, res := traceStates(t, bin, []string{"s"}, 100, "down")
 		if got != "down(3)r down(2)r down(1)r down(0)r" {
 			t.Errorf("hits %q, want down(3)r down(2)r down(1)r down(0)r", got)
 		}

@@ -1519,6 +1519,23 @@ func (s *session) finishCoverage() {
 			cov.ReturnsMissing++
 		}
 	}
+	if e := s.res.Exit; e != nil && e.Signal != "" {
+		// A crash's triage starts at the calls it interrupted.
+		var open []string
+		for i, h := range s.res.Hits {
+			if !h.Returned && !h.Unwound {
+				open = append(open, fmt.Sprintf("%s (hit sequence %d)", h.Name, i))
+			}
+		}
+		if len(open) > 0 {
+			n, more := len(open), ""
+			if n > 8 {
+				more, open = fmt.Sprintf(", after %d earlier", n-8), open[n-8:]
+			}
+			cov.Notes = append(cov.Notes, fmt.Sprintf("the program was killed by %s while %d recorded call(s) had not returned, the last entered last: %s%s",
+				e.Signal, n, strings.Join(open, ", "), more))
+		}
+	}
 	if pending > 0 {
 		cov.Notes = append(cov.Notes, fmt.Sprintf("%d recorded call(s) were still waiting for their return when the trace ended (%s): pending, not counted in returns_missing", pending, cov.StopReason))
 	}

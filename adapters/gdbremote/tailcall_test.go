@@ -1,14 +1,10 @@
 package gdbremote_test
 
 import (
-	"context"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
 
-	"rea/adapters/gdbremote"
 	"rea/ports"
 )
 
@@ -20,26 +16,10 @@ import (
 // handler: not recorded, and counted in a note about signal handlers.
 func TestTraceTailCall(t *testing.T) {
 	needServer(t)
-	for _, lane := range []struct {
-		arch  string
-		build func(t *testing.T) string
-	}{
-		{"x86-64", func(t *testing.T) string { return buildC(t, "tailcall.c", "tailcall", "-foptimize-sibling-calls") }},
-		{"arm64", func(t *testing.T) string {
-			needEmulation(t, "arm64")
-			return buildFor(t, "arm64", "tailcall.c", "tailcall", "-static", "-foptimize-sibling-calls")
-		}},
-		{"x86", func(t *testing.T) string {
-			needEmulation(t, "x86")
-			return buildFor(t, "x86", "tailcall.c", "tailcall", "-static", "-foptimize-sibling-calls")
-		}},
-	} {
-		t.Run(lane.arch, func(t *testing.T) { testTailCall(t, lane.build(t)) })
-	}
+	eachArch(t, "tailcall.c", []string{"-foptimize-sibling-calls"}, testTailCall)
 }
 
 func testTailCall(t *testing.T, bin string) {
-	mid, leaf := symbol(t, bin, "mid"), symbol(t, bin, "leaf")
 	cases := []struct {
 		name    string
 		maxHits int
@@ -56,31 +36,9 @@ func testTailCall(t *testing.T, bin string) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			id := runID(t)
-			defer noneLeft(t, id)
-			tr := gdbremote.New(nil)
-			debugTap(t, tr)
-			res, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
-				Launch:      &ports.TraceLaunch{Path: bin, Args: []string{"3"}},
-				Breakpoints: []ports.TraceBreakpoint{{Address: mid, Name: "mid"}, {Address: leaf, Name: "leaf"}},
-				MaxHits:     tc.maxHits,
-				MaxDuration: 2 * time.Minute,
-				RunID:       id,
-			})
-			is.NoErr(err)
+			got, res := traceStates(t, bin, []string{"3"}, tc.maxHits, "mid", "leaf")
 			is.Equal(res.Coverage.StopReason, tc.stop)
-			got := ""
-			for _, h := range res.Hits {
-				state := "?"
-				switch {
-				case h.Returned && !h.Unwound:
-					state = "r"
-				case !h.Returned && !h.Unwound && h.ReturnSequence < 0:
-					state = "p"
-				}
-				got += fmt.Sprintf(" %s(%d)%s", h.Name, uint32(h.Arguments[0].Value), state)
-			}
-			is.Equal(got[1:], tc.want)
+			is.Equal(got, tc.want)
 			is.Equal(res.Coverage.ReturnsMissing, 0)
 			is.True(!hasNote(res.Coverage.Notes, "a signal handler returned to the entry"))
 			is.True(hasNote(res.Coverage.Notes, tc.note))

@@ -515,6 +515,8 @@ func (c *capture) abort(out *ports.ProcessCapture, cause error) (*ports.ProcessC
 	out.Manifest.PTYBackend, out.Manifest.TerminalEmulator = ptyBackend, terminalEmulator
 	out.Manifest.StartedAt, out.Manifest.CompletedAt = out.StartedAt, out.CompletedAt
 	out.Manifest.RawOutputSHA256, out.Manifest.NormalizedOutputSHA256 = empty, empty
+	out.NormalizationApplied = normalizationRecord(c.sc)
+	out.EventJournal = c.journal // what was stored before the failure: the files before it, when checkpointed
 	c.disposition = ports.DispositionFailed
 	c.cleanupStatus = fmt.Sprintf("owned_process_group=%s terminal_renderer=%s temporary_root=%s",
 		out.Cleanup.OwnedProcessGroup.State, out.Cleanup.TerminalRenderer.State, out.Cleanup.TemporaryRoot.State)
@@ -935,11 +937,13 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 	// Process commands always name the launched program <executable>,
 	// path normalization or not: its path is where the caller put the
 	// build, not what the program did, and it would make the same program
-	// run from two directories differ in every comparison.
+	// run from two directories differ in every comparison. So is the
+	// temporary root, which rea names anew for each run and gives the
+	// program as TMPDIR (a compiler's temporary files are under it).
 	cn := n
 	if !sc.Normalization.Paths {
 		cn = &Normalizer{Secrets: n.Secrets, Patterns: n.Patterns, Ports: n.Ports, PIDs: n.PIDs,
-			Paths: map[string]string{out.Executable.Path: placeholderExecutable}}
+			Paths: map[string]string{out.Executable.Path: placeholderExecutable, out.TemporaryRoot: placeholderTemporaryRoot}}
 	}
 
 	out.Frames = make([]ports.CaptureFrame, len(c.frames))
@@ -1083,27 +1087,37 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 	fh := sha256.Sum256([]byte(strings.Join(final.Lines, "\n")))
 	out.Manifest.FinalScreenSHA256 = hex.EncodeToString(fh[:])
 
-	out.NormalizationApplied = ports.NormalizationRecord{
+	out.NormalizationApplied = normalizationRecord(sc)
+}
+
+// normalizationRecord is the normalization the scenario's rules apply,
+// which a capture that failed to launch records too: a comparison of it
+// with a capture of the same scenario then finds the same rules and
+// contract, and says what it did not observe rather than that the rules
+// differ.
+func normalizationRecord(sc ports.CaptureScenario) ports.NormalizationRecord {
+	rec := ports.NormalizationRecord{
 		Version: "rea-capture-normalization-v1", RenderedLineFormat: "trailing-spaces-trimmed-v1",
 		Placeholders: []string{placeholderRedacted},
 	}
 	if sc.Normalization.Paths {
-		out.NormalizationApplied.Placeholders = append(out.NormalizationApplied.Placeholders,
+		rec.Placeholders = append(rec.Placeholders,
 			placeholderTemporaryRoot, placeholderWorkingDir, placeholderExecutable, "<filesystem-root-N>")
 	} else {
-		// In process commands only (cn above).
-		out.NormalizationApplied.Placeholders = append(out.NormalizationApplied.Placeholders, placeholderExecutable)
+		// In process commands only (finish: cn).
+		rec.Placeholders = append(rec.Placeholders, placeholderExecutable, placeholderTemporaryRoot)
 	}
 	if sc.Normalization.PIDs {
-		out.NormalizationApplied.Placeholders = append(out.NormalizationApplied.Placeholders, placeholderPID)
+		rec.Placeholders = append(rec.Placeholders, placeholderPID)
 	}
 	if sc.Normalization.Ports {
-		out.NormalizationApplied.PortNormalizationVersion = "contextual-endpoints-v2"
-		out.NormalizationApplied.Placeholders = append(out.NormalizationApplied.Placeholders, placeholderPort)
+		rec.PortNormalizationVersion = "contextual-endpoints-v2"
+		rec.Placeholders = append(rec.Placeholders, placeholderPort)
 	}
 	if len(sc.Normalization.Patterns) > 0 {
-		out.NormalizationApplied.PatternNormalizationVersion = "literal-replacements-v1"
+		rec.PatternNormalizationVersion = "literal-replacements-v1"
 	}
+	return rec
 }
 
 func (c *capture) coverage(out *ports.ProcessCapture) []ports.CoverageNote {

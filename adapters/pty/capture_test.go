@@ -697,6 +697,15 @@ func TestLaunchFailure(t *testing.T) {
 	// No terminal was observed: the final screen stays the zero frame,
 	// which core reports as null.
 	is.Equal([]int{ce.Partial.FinalScreen.Columns, ce.Partial.FinalScreen.Rows, len(ce.Partial.FinalScreen.Lines)}, []int{0, 0, 0})
+	// It records the normalization its scenario's rules apply, as a
+	// capture that ran records it, and the journal of what it stored (the
+	// files before the launch), so that a comparison finds the same rules
+	// and what it did observe. Before, both were empty: compared with a
+	// run of the same scenario, every dimension was unknown because the
+	// normalization rules "differed".
+	is.Equal(ce.Partial.NormalizationApplied.RenderedLineFormat, "trailing-spaces-trimmed-v1")
+	is.Equal(ce.Partial.NormalizationApplied.PortNormalizationVersion, "contextual-endpoints-v2")
+	is.Equal(ce.Partial.EventJournal, []ports.JournalEntry{{CaptureOrder: 0, Collection: ports.JournalFilesystem, Index: 0}})
 }
 
 // settle_ms=0: one empty look after the exit settles the tree.
@@ -807,6 +816,34 @@ func TestProgramPathIsNormalizedInProcessCommands(t *testing.T) {
 	is.True(len(cmds[0]) > 0)
 	is.Equal(cmds[0][0], "<executable> --flag <executable>.conf")
 	is.Equal(cmds[0], cmds[1])
+}
+
+// The temporary root rea names anew for each run (the program's TMPDIR)
+// is <temporary-root> in process commands, path normalization or not.
+// Before, two runs of the same build differed in every command naming a
+// temporary file (make -j2: gcc's cc1 -o /tmp/rea-capture-N/ccX.s), so
+// compare_process_captures reported the process tree changed.
+func TestTemporaryRootIsNormalizedInProcessCommands(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	named := false
+	// Two runs: a sample may catch the inner shell between its fork and
+	// its exec, under its parent's command.
+	for range 2 {
+		sc := ports.NewCaptureScenario("/bin/sh")
+		sc.Arguments = []string{"-c", `sh -c "sleep 0.4; true" "$TMPDIR/work"`}
+		sc.TimeoutMS, sc.IdleTimeoutMS = 10000, 2000
+		is.True(!sc.Normalization.Paths)
+		c, err := capture(t, e, context.Background(), sc)
+		is.NoErr(err)
+		for _, p := range c.NormalizedProcesses {
+			if strings.Contains(p.Command, c.TemporaryRoot) {
+				t.Errorf("a command names the temporary root: %q", p.Command)
+			}
+			named = named || p.Command == "sh -c sleep 0.4; true <temporary-root>/work"
+		}
+	}
+	is.True(named)
 }
 
 // Output read before an input event is journaled before it, even when the

@@ -299,6 +299,7 @@ func concisePartial(c *core.Call, err error, pc *ports.ProcessCapture) {
 		return
 	}
 	obs, full := captureObservation(pc)
+	full.Failure = &CaptureFailure{Code: string(e.Code), Message: e.Message}
 	obs.Limitations = append([]string{fmt.Sprintf("This capture failed (%s: %s); this record is its partial observation.", e.Code, e.Message)}, obs.Limitations...)
 	parent, serr := c.RetainComplete(obs)
 	if serr != nil {

@@ -2,11 +2,13 @@ package process
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -27,13 +29,14 @@ func opCompareProcessCaptures() *core.Operation {
 		Description: "Compare two capture_process_scenario results dimension by dimension " +
 			"(terminal, interaction, exit, process, filesystem, ports): each is changed, unchanged, added, removed, unknown (a residual " +
 			"unknown of its scope, or different normalization) or truncated, with the first divergence. The terminal is compared as the " +
-			"text and last screen between inputs, not by read chunk or time.",
+			"text and last screen between inputs, not by read chunk or time. A side that failed, or whose program exited before its events, is listed in " +
+			"incomplete with what it did not observe, which is unknown, not changed.",
 		Kind:    core.KindApplication,
 		Effects: core.Effects{MutatesSession: true, Idempotent: true},
 		Input: core.InputSchema([]string{"left", "right"}, `"left":`+captureEvidenceInput, `"right":`+captureEvidenceInput,
 			`"max_capture_age_ms":{"type":"integer","minimum":0,"description":"Reject a capture completed longer ago than this."}`),
 		Result: json.RawMessage(`{"type":"object","required":["status","left_evidence_id","right_evidence_id","contract","dimensions","first_divergence"],"properties":{"status":{"enum":["unchanged","changed","unknown","truncated"]},
- "left_evidence_id":{"type":"string"},"right_evidence_id":{"type":"string"},"contract":{"type":"object"},"dimensions":{"type":"array"},"first_divergence":{"type":"object"}}}`),
+ "left_evidence_id":{"type":"string"},"right_evidence_id":{"type":"string"},"contract":{"type":"object"},"dimensions":{"type":"array"},"first_divergence":{"type":"object"},"incomplete":{"type":"array"}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"left":{"kind":"retained-evidence","evidence_id":"ev_` + strings.Repeat("1", 64) +
 			`"},"right":{"kind":"retained-evidence","evidence_id":"ev_` + strings.Repeat("2", 64) + `"},"max_capture_age_ms":3600000}`)},
 		Handler: handleCompareProcessCaptures,
@@ -71,7 +74,11 @@ type captureDoc struct {
 		Collection string `json:"collection"`
 		Index      int    `json:"index"`
 	} `json:"event_journal"`
-	Parent   string `json:"parent_evidence_id"` // a concise capture's complete record
+	Parent  string `json:"parent_evidence_id"` // a concise capture's complete record
+	Failure *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"failure"` // a failed capture's error
 	Manifest struct {
 		Contract      string `json:"comparison_contract_sha256"`
 		Normalization string `json:"normalization_sha256"`
@@ -384,19 +391,164 @@ func portItems(d *captureDoc) []map[string]any {
 var dimensions = []struct {
 	name, scope string
 	items       func(*captureDoc) []map[string]any
-	timeless    bool // times are reported, not compared
+	reads       []string // the fields of normalized_result it reads, as a gap names them
+	timeless    bool     // times are reported, not compared
 	// sampled, when set, keys the items of a dimension observed by
 	// sampling: under a residual unknown of its scope, an item seen on one
 	// side only may have lived between two samples on the other, so
 	// absence is not observed.
 	sampled func(map[string]any) string
 }{
-	{"terminal", "terminal", terminalItems, true, nil},
-	{"interaction", "interaction", interactionItems, false, nil},
-	{"exit", "exit", exitItems, false, nil},
-	{"process", "process", processItems, false, processCommand},
-	{"filesystem", "filesystem", filesystemItems, false, nil},
-	{"ports", "network", portItems, false, nil},
+	{"terminal", "terminal", terminalItems, []string{"terminal"}, true, nil},
+	{"interaction", "interaction", interactionItems, []string{"interaction_events"}, false, nil},
+	{"exit", "exit", exitItems, []string{"exit", "settlement"}, false, nil},
+	{"process", "process", processItems, []string{"processes"}, false, processCommand},
+	{"filesystem", "filesystem", filesystemItems, []string{"filesystem.before", "filesystem.after", "filesystem.effects"}, false, nil},
+	{"ports", "network", portItems, []string{"ports"}, false, nil},
+}
+
+// gap is what a capture did not observe: everything of a program it
+// failed to launch, what its journal never stored of one whose capture
+// failed later, and the terminal after each interaction event its
+// program exited before (undispatched; the program's answer to it was
+// never observed, though its exit was).
+type gap struct {
+	failed       bool
+	reason       string
+	missing      map[string]bool // fields of normalized_result, as dimensions' reads name them
+	undispatched map[string]bool // sequences (canonical JSON) of the interaction events the program exited before
+	dispatched   map[string]bool // and of those it received
+}
+
+func gapOf(d *captureDoc) *gap {
+	g := &gap{missing: map[string]bool{}, undispatched: map[string]bool{}, dispatched: map[string]bool{}}
+	launchFailed := d.Exit["reason"] == "failed"
+	if d.Failure != nil || launchFailed {
+		g.failed = true
+		switch {
+		case d.Failure != nil:
+			g.reason = "the capture failed (" + d.Failure.Code + ": " + d.Failure.Message + ")"
+		default:
+			g.reason = "the capture failed: the program was not launched"
+		}
+		stored := map[string]bool{}
+		for _, j := range d.Journal {
+			stored[fmt.Sprint(j.Collection, j.Index)] = true
+		}
+		if launchFailed || !stored["lifecycle0"] {
+			// The program was not observed to run to its end.
+			for _, f := range []string{"terminal", "interaction_events", "exit", "processes", "ports"} {
+				g.missing[f] = true
+			}
+		}
+		if !stored["lifecycle1"] {
+			g.missing["settlement"] = true
+		}
+		if !stored["filesystem_checkpoints0"] {
+			g.missing["filesystem.before"] = true
+		}
+		if !stored["filesystem_checkpoints1"] {
+			g.missing["filesystem.after"], g.missing["filesystem.effects"] = true, true
+		}
+	}
+	if g.missing["interaction_events"] {
+		return g
+	}
+	for _, e := range d.Interaction {
+		switch e["outcome"] {
+		case "target_exited":
+			g.undispatched[canon(e["sequence"])] = true
+		case "dispatched":
+			g.dispatched[canon(e["sequence"])] = true
+		}
+	}
+	return g
+}
+
+// keepReceived keeps of each side's undispatched events those the other
+// side's program received: after an event neither received (or one side
+// never got to, having failed) neither observed what followed, so neither
+// lacks what the other saw.
+func keepReceived(a, b *gap) {
+	for _, s := range [][2]*gap{{a, b}, {b, a}} {
+		for k := range s[0].undispatched {
+			if !s[1].dispatched[k] {
+				delete(s[0].undispatched, k)
+			}
+		}
+	}
+}
+
+// undispatchedSeqs are g's undispatched events' sequences, in order.
+func (g *gap) undispatchedSeqs() string {
+	seqs := slices.Collect(maps.Keys(g.undispatched))
+	slices.SortFunc(seqs, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b)) }) // numbers
+	return strings.Join(seqs, ", ")
+}
+
+// why says why g's side is incomplete.
+func (g *gap) why() string {
+	var parts []string
+	if g.reason != "" {
+		parts = append(parts, g.reason)
+	}
+	if len(g.undispatched) > 0 && !g.missing["terminal"] {
+		parts = append(parts, "the program exited before interaction events "+g.undispatchedSeqs()+" were dispatched, which the other capture's program received")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// notObserved lists g's missing fields in the dimensions' order, then the
+// terminal stretches it never saw.
+func (g *gap) notObserved() []string {
+	out := []string{}
+	for _, dim := range dimensions {
+		for _, f := range dim.reads {
+			if g.missing[f] {
+				out = append(out, f)
+			}
+		}
+	}
+	if len(g.undispatched) > 0 && !g.missing["terminal"] {
+		out = append(out, "terminal after interaction events "+g.undispatchedSeqs())
+	}
+	return out
+}
+
+func (g *gap) incomplete() bool { return g.failed || len(g.undispatched) > 0 }
+
+// unobserved names the fields of reads that g did not observe.
+func (g *gap) unobserved(reads []string) []string {
+	var out []string
+	for _, f := range reads {
+		if g.missing[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// observedItems keeps of a dimension's items those both sides observed:
+// the filesystem checkpoints neither side missed; for the terminal, the
+// stretches after no interaction event that either program exited
+// before.
+func observedItems(name string, items []map[string]any, gl, gr *gap) []map[string]any {
+	var out []map[string]any
+	for _, it := range items {
+		switch name {
+		case "filesystem":
+			if n := it["name"]; n == "before" && (gl.missing["filesystem.before"] || gr.missing["filesystem.before"]) ||
+				n == "final" && (gl.missing["filesystem.after"] || gr.missing["filesystem.after"]) {
+				continue
+			}
+		case "terminal":
+			if k := canon(it["after_event"]); gl.undispatched[k] || gr.undispatched[k] {
+				continue
+			}
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // processCommand keys a sampled process by its command: its normalized
@@ -550,6 +702,21 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			}
 		}
 	}
+	gl, gr := gapOf(l), gapOf(r)
+	keepReceived(gl, gr)
+	var incomplete []ProcessCaptureGap
+	for _, side := range []struct {
+		name string
+		ev   *core.Evidence
+		g    *gap
+	}{{"left", lev, gl}, {"right", rev, gr}} {
+		if side.g.incomplete() {
+			incomplete = append(incomplete, ProcessCaptureGap{Side: side.name, EvidenceID: string(side.ev.EvidenceID), Failed: side.g.failed,
+				Reason: side.g.why(), NotObserved: side.g.notObserved()})
+			lim = append(lim, fmt.Sprintf("The %s capture is incomplete: %s; a dimension reading what it did not observe is unknown unless what both observed differs (incomplete[].not_observed).",
+				side.name, side.g.why()))
+		}
+	}
 	type found struct {
 		dim         string
 		index       int
@@ -559,6 +726,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 	}
 	var first *found
 	var clipped, windowed bool // a differing text was cut to its window
+	gapped := false            // a dimension is unknown for what one side did not observe
 	dims := []ProcessComparisonDimension{}
 	overall := "unchanged"
 	rank := map[string]int{"unchanged": 0, "unknown": 1, "changed": 2, "truncated": 3}
@@ -567,6 +735,28 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			return nil, err
 		}
 		li, ri := dim.items(l), dim.items(r)
+		counts := [2]int{len(li), len(ri)}
+		// What one side did not observe is not compared: only what both
+		// observed can differ, and equality is then not proven.
+		var unseen []string
+		whole := false // a side observed nothing the dimension compares
+		for _, side := range []struct {
+			name string
+			g    *gap
+		}{{"left", gl}, {"right", gr}} {
+			if u := side.g.unobserved(dim.reads); len(u) > 0 {
+				unseen = append(unseen, fmt.Sprintf("the %s capture did not observe %s", side.name, strings.Join(u, ", ")))
+				whole = whole || dim.name != "filesystem"
+			} else if dim.name == "terminal" && len(side.g.undispatched) > 0 {
+				unseen = append(unseen, fmt.Sprintf("the %s program exited before some interaction events, so its terminal after them was not observed", side.name))
+			}
+		}
+		switch {
+		case whole:
+			li, ri = nil, nil
+		case len(unseen) > 0:
+			li, ri = observedItems(dim.name, li, gl, gr), observedItems(dim.name, ri, gl, gr)
+		}
 		lc, rc := li, ri // as compared
 		if dim.timeless {
 			lc, rc = timeless(li), timeless(ri)
@@ -588,6 +778,9 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			status = "removed"
 		case !equal:
 			status = "changed"
+		case len(unseen) > 0:
+			gapped = true
+			status, reason = "unknown", strings.ToUpper(unseen[0][:1])+strings.Join(unseen, "; ")[1:]+"."
 		case residual[dim.scope]:
 			// An observed difference stands; equality is not proven while
 			// a residual unknown of this scope remains.
@@ -596,7 +789,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			status = "unchanged"
 		}
 		dims = append(dims, ProcessComparisonDimension{Dimension: dim.name, Status: status, Reason: core.OptString(reason),
-			LeftCount: len(li), RightCount: len(ri)})
+			LeftCount: counts[0], RightCount: counts[1]})
 		st := status
 		if st == "added" || st == "removed" {
 			st = "changed"
@@ -655,6 +848,8 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 		index := first.index
 		fd = ProcessFirstDivergence{Status: "found", Dimension: first.dim, Index: &index, Left: rawJSON(first.left), Right: rawJSON(first.right),
 			LeftAtMS: rawJSON(first.la), RightAtMS: rawJSON(first.ra)}
+	case gapped:
+		fd = ProcessFirstDivergence{Status: "unknown", Reason: "What one capture did not observe (incomplete) prevents proving that no divergence occurred."}
 	case len(residual) > 0:
 		fd = ProcessFirstDivergence{Status: "unknown", Reason: "Residual unknowns prevent proving that no divergence occurred."}
 	default:
@@ -663,7 +858,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 	res := &CompareProcessCapturesResult{Status: overall, LeftEvidenceID: string(lev.EvidenceID), RightEvidenceID: string(rev.EvidenceID),
 		Contract: ProcessComparisonContract{Equal: sameContract, LeftSHA256: l.Manifest.Contract, RightSHA256: r.Manifest.Contract,
 			NormalizationEqual: sameNorm},
-		Dimensions: dims, FirstDivergence: fd}
+		Dimensions: dims, FirstDivergence: fd, Incomplete: incomplete}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: lim,
 		Links: []core.EvidenceID{lev.EvidenceID, rev.EvidenceID}}, nil
 }

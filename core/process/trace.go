@@ -35,7 +35,7 @@ func opTraceNativeCalls() *core.Operation {
 		Input: core.InputSchema([]string{"procedures"},
 			`"procedures":{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","minLength":1},"description":"Procedures to trace: names from the open analysis (main, printf@plt), functions its libraries export (printf, or printf@plt without a PLT entry), or 0x link-time addresses."}`,
 			`"program":{"type":"string","minLength":1,"description":"The executable to launch; defaults to the open target, whose SHA-256 it must have."}`,
-			`"arguments":{"type":"array","items":{"type":"string"},"default":[],"description":"Arguments after the program name."}`,
+			`"arguments":{"type":"array","items":{"type":"string"},"default":[],"description":"Arguments after the program name; its standard input is empty (/dev/null)."}`,
 			`"working_directory":{"type":"string","description":"Working directory of the program."}`,
 			`"environment":{"type":"object","propertyNames":{"minLength":1,"pattern":"^[^=]+$"},"additionalProperties":{"type":"string"},"description":"Variables set on top of rea's environment."}`,
 			`"attach_pid":{"type":"integer","minimum":1,"description":"Attach to this running process instead of launching one; its executable must be the open target."}`,
@@ -409,17 +409,35 @@ const (
 )
 
 func tracePage(c *core.Call, obs *core.Observation, result *TraceNativeCallsResult, raw map[string]any) (*core.Observation, error) {
-	// Few hits stay whole: the size is then the breakpoints the caller
-	// asked for, which a page of hits would not shrink.
-	if len(result.Hits) <= tracePageHits {
-		return obs, nil
-	}
-	if b, err := json.Marshal(result); err == nil && len(b) <= tracePageBytes {
+	page, pageRaw := pageOfTrace(result, raw)
+	if page == nil {
 		return obs, nil
 	}
 	parent, err := c.RetainComplete(obs)
 	if err != nil {
 		return nil, err
+	}
+	note := fmt.Sprintf(`Concise trace: hits lists the first %d of %d recorded hits (breakpoints[].hits counts each procedure's); `+
+		`the complete trace is retained as evidence_links[0], and a call with "detail":"complete" returns every hit.`, len(page.Hits), len(result.Hits))
+	lim := append([]string{note}, obs.Limitations...)
+	return &core.Observation{Result: page, Raw: pageRaw, Limitations: lim, Locations: obs.Locations, Confidence: obs.Confidence,
+		Authority: obs.Authority, Links: []core.EvidenceID{parent}}, nil
+}
+
+// pageOfTrace is the page tracePage lists and its raw result, or nil when
+// the trace stays whole. It measures the result as json.Marshal would
+// encode it without encoding every hit: a large trace is encoded once,
+// when the complete record is sealed, not a second time to learn that it
+// is large (10,000 hits encoded 18 MB here before).
+func pageOfTrace(result *TraceNativeCallsResult, raw map[string]any) (*TraceNativeCallsResult, map[string]any) {
+	// Few hits stay whole: the size is then the breakpoints the caller
+	// asked for, which a page of hits would not shrink.
+	if len(result.Hits) <= tracePageHits {
+		return nil, nil
+	}
+	sizes := hitSizes(result.Hits, tracePageBytes)
+	if fits(bareSize(result), sizes, len(result.Hits)) {
+		return nil, nil
 	}
 	page := *result
 	total := len(result.Hits)
@@ -434,21 +452,62 @@ func tracePage(c *core.Call, obs *core.Observation, result *TraceNativeCallsResu
 	for i := range page.Breakpoints {
 		page.Breakpoints[i].Hits = &counts[i]
 	}
-	for n := min(total, tracePageHits); ; n /= 2 {
-		page.Hits = result.Hits[:n]
-		if b, err := json.Marshal(&page); n <= tracePageMinHits || (err == nil && len(b) <= tracePageBytes) {
-			break
-		}
+	n, bare := min(total, tracePageHits), bareSize(&page)
+	for ; n > tracePageMinHits && !fits(bare, sizes, n); n /= 2 {
 	}
+	page.Hits = result.Hits[:n]
 	pageRaw := maps.Clone(raw)
 	if rh, ok := raw["hits"].([]any); ok {
-		pageRaw["hits"] = rh[:min(len(rh), len(page.Hits))]
+		pageRaw["hits"] = rh[:min(len(rh), n)]
 	}
-	note := fmt.Sprintf(`Concise trace: hits lists the first %d of %d recorded hits (breakpoints[].hits counts each procedure's); `+
-		`the complete trace is retained as evidence_links[0], and a call with "detail":"complete" returns every hit.`, len(page.Hits), total)
-	lim := append([]string{note}, obs.Limitations...)
-	return &core.Observation{Result: &page, Raw: pageRaw, Limitations: lim, Locations: obs.Locations, Confidence: obs.Confidence,
-		Authority: obs.Authority, Links: []core.EvidenceID{parent}}, nil
+	return &page, pageRaw
+}
+
+// hitSizes are the lengths of json.Marshal of the first hits, each alone
+// (as the array holds it), up to the first tracePageHits and then until
+// their sum passes limit; a hit that does not encode counts as past it.
+func hitSizes(hits []TraceHit, limit int) []int {
+	var sizes []int
+	sum := 0
+	for i := range hits {
+		if i >= tracePageHits && sum > limit {
+			break
+		}
+		n := limit + 1
+		if b, err := json.Marshal(&hits[i]); err == nil {
+			n = len(b)
+		}
+		sizes = append(sizes, n)
+		sum += n
+	}
+	return sizes
+}
+
+// bareSize is the length of json.Marshal of r without hits ("hits":[]),
+// or past tracePageBytes when r does not encode.
+func bareSize(r *TraceNativeCallsResult) int {
+	bare := *r
+	bare.Hits = []TraceHit{}
+	b, err := json.Marshal(&bare)
+	if err != nil {
+		return tracePageBytes + 1
+	}
+	return len(b)
+}
+
+// fits says whether json.Marshal of a result of the given bare size with
+// its first n hits is at most tracePageBytes long: the bare result, the n
+// hits' sizes and the n-1 commas between them. An unmeasured hit does not
+// fit.
+func fits(bare int, sizes []int, n int) bool {
+	if n > len(sizes) {
+		return false
+	}
+	size := bare + max(n-1, 0)
+	for _, s := range sizes[:n] {
+		size += s
+	}
+	return size <= tracePageBytes
 }
 
 func itoaInt(n int) string { b, _ := json.Marshal(n); return string(b) }

@@ -148,3 +148,29 @@ func TestTraceNativeCallsFewHitsAreNotPaged(t *testing.T) {
 	is.Equal(len(r.Hits), 8)
 	is.Equal(len(res.Evidence.EvidenceLinks), 0)
 }
+
+// BenchmarkTraceNativeCallsPage is a default (concise) trace of a loop's
+// 10,000 calls, the default max_hits: the page, with the complete trace
+// sealed and retained beside it.
+func BenchmarkTraceNativeCallsPage(b *testing.B) {
+	cat, err := core.Assemble(standard.Families()...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg, err := core.NewRegistry([]ports.Provider{portstest.NewFake()}, &core.RegistryOptions{Tracer: loopTracer{10000}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := core.NewSession(cat, reg, nil)
+	b.Cleanup(func() { s.Close(context.Background()) })
+	ctx := context.Background()
+	if _, err := s.Call(ctx, "open_binary", json.RawMessage(`{"path":"/bin/true"}`), nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Call(ctx, "trace_native_calls", json.RawMessage(`{"procedures":["puts@plt"]}`), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

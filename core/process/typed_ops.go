@@ -81,6 +81,16 @@ type CaptureProcessScenarioResult struct {
 	// ParentEvidenceID is only in a concise result: the retained complete
 	// record, which compare_process_captures reads instead.
 	ParentEvidenceID string `json:"parent_evidence_id,omitempty"`
+	// Failure is only in the record of a failed capture (a partial
+	// observation): the error's code and message, so that a comparison
+	// says which side failed and what it did not observe.
+	Failure *CaptureFailure `json:"failure,omitempty"`
+}
+
+// CaptureFailure is the error a failed capture's call returned.
+type CaptureFailure struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 // CaptureScenarioEvent is one scenario event as recorded: the fields of
@@ -445,6 +455,22 @@ type CompareProcessCapturesResult struct {
 	Contract        ProcessComparisonContract    `json:"contract"`
 	Dimensions      []ProcessComparisonDimension `json:"dimensions"`
 	FirstDivergence ProcessFirstDivergence       `json:"first_divergence"`
+	// Incomplete lists each side that failed or whose program exited
+	// before its scenario finished; absent when neither did.
+	Incomplete []ProcessCaptureGap `json:"incomplete,omitempty"`
+}
+
+// ProcessCaptureGap is a compared capture that failed (a launch that
+// failed, a cleanup that did not finish) or whose program exited before
+// its scenario's events were due, and what it did not observe. A dimension
+// that reads what one side did not observe is unknown, not changed: only a
+// difference in what both observed is one.
+type ProcessCaptureGap struct {
+	Side        string   `json:"side"` // left or right
+	EvidenceID  string   `json:"evidence_id"`
+	Failed      bool     `json:"failed"`
+	Reason      string   `json:"reason"`       // the failure, or which events the program did not live to receive
+	NotObserved []string `json:"not_observed"` // fields of normalized_result ("terminal", "exit", "filesystem.after"), or "terminal after interaction event N"
 }
 
 // ProcessComparisonContract says whether the captures' comparison
@@ -495,7 +521,7 @@ type ProcessFirstDivergence struct {
 // TraceNativeCallsInput is the input of trace_native_calls.
 type TraceNativeCallsInput struct {
 	Procedures       []string          `json:"procedures"`                  // Procedures to trace: names from the open analysis (such as main or printf@plt) or 0x link-time addresses.
-	Arguments        []string          `json:"arguments,omitempty"`         // Arguments after the program name.
+	Arguments        []string          `json:"arguments,omitempty"`         // Arguments after the program name; its standard input is empty (/dev/null).
 	AttachPID        int               `json:"attach_pid,omitempty"`        // Attach to this running process instead of launching one; its executable must be the open target.
 	Convention       string            `json:"convention,omitempty"`        // Calling convention for the arguments; default go for a Go binary, else the platform's C convention.
 	Environment      map[string]string `json:"environment,omitempty"`       // Variables set on top of rea's environment.
