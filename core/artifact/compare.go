@@ -292,8 +292,15 @@ func compareArtifacts(ctx context.Context, left, right *compareSide, maxDiffs in
 		switch {
 		case lok && l.HashStatus == hashMismatched || rok && r.HashStatus == hashMismatched:
 			d.Classification, d.Aspects = "contradiction", []string{"integrity"}
-			if !lok || !rok {
+			switch {
+			case !lok || !rok:
 				d.Aspects = append(d.Aspects, "presence")
+			case l.EntryKind != r.EntryKind:
+				d.Aspects = append(d.Aspects, "entry_kind")
+			case l.SHA256 != nil && r.SHA256 != nil:
+				// Whether the observed bytes (and what follows from
+				// them) differ between the sides: untrusted, still told.
+				d.Aspects = append(d.Aspects, entryAspects(l, r)...)
 			}
 			res.Counts.Contradiction++
 		case !rok:
