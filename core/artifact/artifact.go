@@ -776,6 +776,22 @@ func (l LeftOut) String() string {
 	return fmt.Sprintf("Entry %q (%s%s, entry %d as declared) was left out%s: %s; %s.", e.Name, e.Kind, size, e.Index, with, why, unread)
 }
 
+// symlinkNote is a link node's limitation, naming its target: the only
+// place the graph's records hold it (the node's sha256 is its digest), so
+// entryViews reads it back (linkTarget).
+const symlinkNote = "Symbolic link to %q; recorded, not followed. sha256 is the digest of the link, not of bytes."
+
+// linkTarget is the target a link node's symlinkNote names.
+func linkTarget(n *Node) (string, bool) {
+	for _, l := range n.Limitations {
+		var target string
+		if _, err := fmt.Sscanf(l, "Symbolic link to %q;", &target); err == nil {
+			return target, true
+		}
+	}
+	return "", false
+}
+
 // LinkOut is a symbolic link whose target leads outside the inventoried
 // root: half of a symlink zip-slip, recorded and never followed.
 type LinkOut struct {
@@ -1434,7 +1450,7 @@ func (b *graphBuilder) sealRoot(items []*Item) (*Graph, map[string]*Node, []*Ite
 		case it.Kind == ports.EntrySymlink:
 			addNode(it, func() Node {
 				return Node{ArtifactID: it.artifactID, Kind: "unknown", Format: "file", SHA256: it.linkSHA, Size: int64(len(it.link)),
-					ContentState: "virtual", Limitations: []string{fmt.Sprintf("Symbolic link to %q; recorded, not followed. sha256 is the digest of the link, not of bytes.", it.link)}}
+					ContentState: "virtual", Limitations: []string{fmt.Sprintf(symlinkNote, it.link)}}
 			})
 		case it.Kind == ports.EntryDirectory && it != b.root:
 			sum := d.dirDigest(it)

@@ -191,3 +191,42 @@ func TestConciseSummaryCountsAnUnpackedAddonOnce(t *testing.T) {
 	}
 	is.Equal(addons, []string{"1 native add-on(s) run with the host process's privileges: resources/app.asar/addon.node"})
 }
+
+// TestEntriesCarryLinkTargets: an entry that is a symbolic link carries
+// its target (as recorded, never followed) in the concise inventory, the
+// inspection and compare_artifacts, and other entries carry none. Before,
+// only the complete graph's node limitations held it, while extract_artifact
+// said "the inventory records each link's target".
+func TestEntriesCarryLinkTargets(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	v1, v2 := filepath.Join(dir, "v1.zip"), filepath.Join(dir, "v2.zip")
+	os.WriteFile(v1, fakeBox("zip", fakeEntry{Path: "ok.txt", Data: "fine"}, fakeEntry{Path: "cur", Kind: "symlink", Link: "ok.txt"},
+		fakeEntry{Path: "odd", Kind: "symlink", Link: "a \"quoted\"\nname"}), 0o644)
+	os.WriteFile(v2, fakeBox("zip", fakeEntry{Path: "ok.txt", Data: "fine"}, fakeEntry{Path: "cur", Kind: "symlink", Link: "/etc/passwd"},
+		fakeEntry{Path: "odd", Kind: "symlink", Link: "a \"quoted\"\nname"}), 0o644)
+	s := artSession(t)
+	targets := func(entries any) map[string]any {
+		m := map[string]any{}
+		for _, e := range entries.([]any) {
+			e := e.(map[string]any)
+			m[e["logical_path"].(string)] = e["link_target"]
+		}
+		return m
+	}
+	r, lev := mustCall(t, s, "inventory_artifact", map[string]any{"path": v1})
+	is.Equal(targets(r["entries"]), map[string]any{".": nil, "ok.txt": nil, "cur": "ok.txt", "odd": "a \"quoted\"\nname"})
+	ir, _ := mustCall(t, s, "inspect_artifact", map[string]any{"path": v1})
+	is.Equal(targets(ir["observations"]), targets(r["entries"]))
+	_, rev := mustCall(t, s, "inventory_artifact", map[string]any{"path": v2})
+	c, _ := mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(lev), "right": ref(rev)})
+	for _, d := range c["differences"].([]any) {
+		d := d.(map[string]any)
+		if d["logical_path"] == "cur" {
+			is.Equal(d["left"].(map[string]any)["link_target"], "ok.txt")
+			is.Equal(d["right"].(map[string]any)["link_target"], "/etc/passwd")
+			return
+		}
+	}
+	t.Fatal("the retargeted link is not a difference")
+}
