@@ -198,8 +198,13 @@ type Graph struct {
 	Contradictions []Contradiction
 	Limitations    []string
 	// LeftOut are the entries containers left out for unsafe or ambiguous
-	// names (at most maxRejectedListed per container), by container path.
-	LeftOut []LeftOut
+	// names (at most maxRejectedListed per container), by container path;
+	// leftOutTotal counts them all.
+	LeftOut      []LeftOut
+	leftOutTotal int
+	// LinksOut are the symbolic links whose targets lead outside the
+	// inventoried root (linkLeaves), in occurrence order.
+	LinksOut []LinkOut
 
 	Items     []*Item      // every occurrence, in occurrence order
 	extracted atomic.Int64 // bytes read by extraction, its own max_total_bytes budget
@@ -769,6 +774,29 @@ func (l LeftOut) String() string {
 		unread = "it was not followed"
 	}
 	return fmt.Sprintf("Entry %q (%s%s, entry %d as declared) was left out%s: %s; %s.", e.Name, e.Kind, size, e.Index, with, why, unread)
+}
+
+// symlinkNote is a link node's limitation, naming its target: the only
+// place the graph's records hold it (the node's sha256 is its digest), so
+// entryViews reads it back (linkTarget).
+const symlinkNote = "Symbolic link to %q; recorded, not followed. sha256 is the digest of the link, not of bytes."
+
+// linkTarget is the target a link node's symlinkNote names.
+func linkTarget(n *Node) (string, bool) {
+	for _, l := range n.Limitations {
+		var target string
+		if _, err := fmt.Sscanf(l, "Symbolic link to %q;", &target); err == nil {
+			return target, true
+		}
+	}
+	return "", false
+}
+
+// LinkOut is a symbolic link whose target leads outside the inventoried
+// root: half of a symlink zip-slip, recorded and never followed.
+type LinkOut struct {
+	Path   string // the link's logical path
+	Target string // as declared: untrusted
 }
 
 // leftOut is the limitation that counts the entries containers left out
@@ -1422,7 +1450,7 @@ func (b *graphBuilder) sealRoot(items []*Item) (*Graph, map[string]*Node, []*Ite
 		case it.Kind == ports.EntrySymlink:
 			addNode(it, func() Node {
 				return Node{ArtifactID: it.artifactID, Kind: "unknown", Format: "file", SHA256: it.linkSHA, Size: int64(len(it.link)),
-					ContentState: "virtual", Limitations: []string{fmt.Sprintf("Symbolic link to %q; recorded, not followed. sha256 is the digest of the link, not of bytes.", it.link)}}
+					ContentState: "virtual", Limitations: []string{fmt.Sprintf(symlinkNote, it.link)}}
 			})
 		case it.Kind == ports.EntryDirectory && it != b.root:
 			sum := d.dirDigest(it)
@@ -1491,6 +1519,7 @@ func (b *graphBuilder) sealRoot(items []*Item) (*Graph, map[string]*Node, []*Ite
 		for _, e := range it.leftOut {
 			g.LeftOut = append(g.LeftOut, LeftOut{Container: it.Path, Entry: e})
 		}
+		g.leftOutTotal += it.rejected
 	}
 	return g, nodes, sorted
 }
@@ -1562,6 +1591,7 @@ func (b *graphBuilder) sealRest(g *Graph, nodes map[string]*Node, items, sorted 
 		}
 		if it.Kind == ports.EntrySymlink && linkLeaves(it.Path, it.link) {
 			o.Limitations = append(o.Limitations, fmt.Sprintf("Its target %q leads outside the inventoried root; rea records links and never follows or writes them.", it.link))
+			g.LinksOut = append(g.LinksOut, LinkOut{Path: it.Path, Target: it.link})
 		}
 		occs = append(occs, o)
 		byOcc[it.occurrenceID] = it

@@ -26,6 +26,7 @@ type Entry struct {
 	Executable   bool     `json:"executable"`
 	HashStatus   string   `json:"hash_status"`
 	Relations    []string `json:"relations"`
+	LinkTarget   *string  `json:"link_target,omitempty"` // a symbolic link's, as recorded
 }
 
 // entryViews joins occurrences with nodes and edges. Relations are the
@@ -68,6 +69,9 @@ func entryViews(nodes []Node, occs []Occurrence, edges []Edge) []Entry {
 			if n := nodeOf[*o.ArtifactID]; n != nil {
 				sha, size, kind, format := n.SHA256, n.Size, n.Kind, n.Format
 				v.SHA256, v.Size, v.Kind, v.Format = &sha, &size, &kind, &format
+				if target, ok := linkTarget(n); ok && o.EntryKind == "symlink" {
+					v.LinkTarget = &target
+				}
 			}
 		}
 		// Directories contain their entries by construction; a container
@@ -292,8 +296,15 @@ func compareArtifacts(ctx context.Context, left, right *compareSide, maxDiffs in
 		switch {
 		case lok && l.HashStatus == hashMismatched || rok && r.HashStatus == hashMismatched:
 			d.Classification, d.Aspects = "contradiction", []string{"integrity"}
-			if !lok || !rok {
+			switch {
+			case !lok || !rok:
 				d.Aspects = append(d.Aspects, "presence")
+			case l.EntryKind != r.EntryKind:
+				d.Aspects = append(d.Aspects, "entry_kind")
+			case l.SHA256 != nil && r.SHA256 != nil:
+				// Whether the observed bytes (and what follows from
+				// them) differ between the sides: untrusted, still told.
+				d.Aspects = append(d.Aspects, entryAspects(l, r)...)
 			}
 			res.Counts.Contradiction++
 		case !rok:

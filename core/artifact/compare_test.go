@@ -97,6 +97,7 @@ func TestCompareArtifacts(t *testing.T) {
 	r, _ = mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(rev), "right": ref(rev)})
 	is.Equal(r["status"], "contradiction")
 	is.Equal(differences(t, r)["app.asar/x.js"].Classification, "contradiction")
+	is.Equal(differences(t, r)["app.asar/x.js"].Aspects, []string{"integrity"}) // the same observed bytes
 
 	// Inline Evidence gives the same result as the retained reference.
 	r1, _ := mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(lev), "right": ref(rev)})
@@ -287,4 +288,25 @@ func TestInspectArtifactProposesTheApplicationAnalysis(t *testing.T) {
 		}
 		is.Equal(found["arguments"], want)
 	}
+}
+
+// TestContradictionSaysWhatElseDiffers: a contradicted entry present on
+// both sides also carries the aspects in which the two entries differ, so
+// an agent sees whether the observed bytes changed between the builds.
+// Before, a file verified on the left and tampered on the right read
+// aspects ["integrity"] alone, as when both sides hold the same bytes.
+func TestContradictionSaysWhatElseDiffers(t *testing.T) {
+	is := is.New(t)
+	s := artSession(t)
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.asar"), filepath.Join(dir, "bad.asar")
+	os.WriteFile(good, fakeBox("asar", fakeEntry{Path: "main.js", Data: "run()", SHA: "ok"}), 0o644)
+	os.WriteFile(bad, fakeBox("asar", fakeEntry{Path: "main.js", Data: "pwn()", SHA: sum256("run()")}), 0o644)
+	_, lev := mustCall(t, s, "inventory_artifact", map[string]any{"path": good})
+	_, rev := mustCall(t, s, "inventory_artifact", map[string]any{"path": bad, "integrity_policy": "record-and-continue"})
+	r, _ := mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(lev), "right": ref(rev)})
+	is.Equal(r["status"], "contradiction")
+	d := differences(t, r)["main.js"]
+	is.Equal(d.Classification, "contradiction")
+	is.Equal(d.Aspects, []string{"integrity", "content"})
 }

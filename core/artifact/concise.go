@@ -3,6 +3,7 @@ package artifact
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"rea/core"
@@ -76,12 +77,22 @@ func pageOf(views []Entry, p pageInput) ([]Entry, ArtifactPage) {
 	return views[start:end], pg
 }
 
-// summarize counts views (every occurrence) and lists what deserves a
-// look: contradicted, unreadable and unexpanded entries, native add-ons
-// and native executables.
-func summarize(views []Entry, occs []Occurrence, contradictions []Contradiction) ArtifactSummary {
+// summarize counts views (g's occurrences) and lists what deserves a
+// look: contradicted, unreadable and unexpanded entries, entries left out
+// for unsafe names, links leading outside the root, native add-ons (a file
+// of an ASAR's unpacked companion once, under the ASAR) and native
+// executables. The complete graph holds each of these in some record's
+// limitations; the concise answer, without those records, has this.
+func summarize(views []Entry, g *Graph) ArtifactSummary {
+	occs, contradictions := g.Occurrences, g.Contradictions
 	s := ArtifactSummary{EntryKinds: map[string]int{}, Kinds: map[string]int{}, Formats: map[string]int{}, HashStatus: map[string]int{}, Suspicious: []string{}}
 	var addons, natives, unread []string
+	shaOf := map[string]string{}
+	for _, v := range views {
+		if v.EntryKind == "file" && v.SHA256 != nil {
+			shaOf[v.LogicalPath] = *v.SHA256
+		}
+	}
 	for _, v := range views {
 		s.EntryKinds[v.EntryKind]++
 		s.HashStatus[v.HashStatus]++
@@ -90,6 +101,9 @@ func summarize(views []Entry, occs []Occurrence, contradictions []Contradiction)
 			s.Formats[*v.Format]++
 			switch *v.Kind {
 			case "native-addon":
+				if t, ok := CompanionTwin(v.LogicalPath); ok && shaOf[t] == *v.SHA256 {
+					break // the ASAR's own entry, listed too
+				}
 				addons = append(addons, v.LogicalPath)
 			case "executable", "dynamic-library":
 				natives = append(natives, v.LogicalPath)
@@ -120,19 +134,36 @@ func summarize(views []Entry, occs []Occurrence, contradictions []Contradiction)
 	default:
 		s.Integrity = "consistent"
 	}
-	say := func(paths []string, format string) {
-		if len(paths) == 0 {
+	// sayN states n things, naming the first three of paths (n may be
+	// more than len(paths): a container lists at most maxRejectedListed).
+	sayN := func(n int, paths []string, format string) {
+		if n == 0 {
 			return
 		}
 		first := strings.Join(firstN(paths, 3), ", ")
-		if len(paths) > 3 {
+		if n > 3 {
 			first += ", ..."
 		}
-		s.Suspicious = append(s.Suspicious, fmt.Sprintf(format, len(paths))+": "+first)
+		s.Suspicious = append(s.Suspicious, fmt.Sprintf(format, n)+": "+first)
 	}
+	say := func(paths []string, format string) { sayN(len(paths), paths, format) }
 	say(contradicted, "%d file(s) contradict the hash their container declares")
 	say(unread, "%d file(s) could not be read")
 	say(opaque, "%d nested container(s) were not expanded")
+	var names []string
+	for _, l := range g.LeftOut[:min(len(g.LeftOut), 3)] {
+		n := fmt.Sprintf("%q", l.Entry.Name) // untrusted: quoted
+		if l.Container != "." {
+			n += " in " + l.Container
+		}
+		names = append(names, n)
+	}
+	sayN(g.leftOutTotal, names, "%d entr(ies) were left out for unsafe or ambiguous names and never read")
+	var links []string
+	for _, l := range g.LinksOut {
+		links = append(links, fmt.Sprintf("%s -> %q", l.Path, l.Target))
+	}
+	say(links, "%d symbolic link(s) lead outside the inventoried root (recorded, never followed)")
 	say(addons, "%d native add-on(s) run with the host process's privileges")
 	say(natives, "%d native executable(s) or librar(ies)")
 	return s
@@ -142,14 +173,33 @@ func summarize(views []Entry, occs []Occurrence, contradictions []Contradiction)
 // provenance, contradictions and limitations, the summary and a page of
 // entries, and the retained complete graph (parent, "" when it could not
 // be retained).
-func (r *InventoryArtifactResult) concise(p pageInput, parent string) *InventoryArtifactResult {
+func (r *InventoryArtifactResult) concise(p pageInput, parent string, g *Graph) *InventoryArtifactResult {
 	views := entryViews(r.Nodes, r.Occurrences, r.Edges)
-	sum := summarize(views, r.Occurrences, r.IntegrityContradictions)
+	sum := summarize(views, g)
 	page, pg := pageOf(views, p)
 	out := &InventoryArtifactResult{Manifest: r.Manifest, Limits: r.Limits, Provenance: r.Provenance, IntegrityContradictions: r.IntegrityContradictions,
-		Limitations: r.Limitations, Summary: &sum, Entries: page, Page: &pg}
+		Limitations: leftOutNamedIn(r.Limitations, leftOutInParent), Summary: &sum, Entries: page, Page: &pg}
 	if parent != "" {
 		out.ParentEvidenceID = &parent
+	}
+	return out
+}
+
+// Where a concise answer, which lists no occurrences, says the names of
+// the entries left out for unsafe names are (LeftOutNamed in the complete
+// graph).
+const (
+	leftOutInParent     = `summary.suspicious names the first; the complete graph (parent_evidence_id, or "detail":"complete") names each in its container's occurrence limitations`
+	leftOutInInventory  = `summary.suspicious names the first; the complete inventory (subject.inventory_evidence_id, or inventory_artifact with "detail":"complete") names each in its container's occurrence limitations`
+	leftOutInExtraction = `inventory_artifact with "detail":"complete" names each in its container's occurrence limitations`
+)
+
+// leftOutNamedIn returns lims with the limitation that counts the entries
+// left out saying where as where does.
+func leftOutNamedIn(lims []string, where string) []string {
+	out := slices.Clone(lims)
+	for i, l := range out {
+		out[i] = strings.Replace(l, LeftOutNamed, where, 1)
 	}
 	return out
 }

@@ -144,3 +144,89 @@ func TestDefaultEntryLimitIsTheCLIs(t *testing.T) {
 	is.Equal(r["limits"].(map[string]any)["max_entries"], float64(100000))
 	is.Equal(r["page"].(map[string]any)["total"], float64(11000+11+1))
 }
+
+// TestConciseSummaryNamesWhatTheEntriesHide: the concise answer's summary
+// names what only the complete graph's limitations held: entries a
+// container left out for unsafe names (a zip-slip sample's point) and
+// links whose targets lead outside the inventoried root, with their
+// targets; its limitation says where every left-out name is. Before, a ZIP
+// with ../evil.txt and a link to /etc/passwd had suspicious [] and pointed
+// at occurrence limitations the concise answer does not carry.
+func TestConciseSummaryNamesWhatTheEntriesHide(t *testing.T) {
+	is := is.New(t)
+	p := filepath.Join(t.TempDir(), "slip.zip")
+	os.WriteFile(p, fakeBox("zip", fakeEntry{Path: "ok.txt", Data: "fine"},
+		fakeEntry{Path: "../evil.txt", Data: "x", Reject: "dot-dot"}, fakeEntry{Path: "/abs/evil.txt", Data: "y", Reject: "absolute"},
+		fakeEntry{Path: "a/out", Kind: "symlink", Link: "../../etc/passwd"}, fakeEntry{Path: "a/abs", Kind: "symlink", Link: "/etc/passwd"},
+		fakeEntry{Path: "a/in", Kind: "symlink", Link: "../ok.txt"}), 0o644)
+	s := artSession(t)
+	for _, op := range []string{"inventory_artifact", "inspect_artifact"} {
+		r, _ := mustCall(t, s, op, map[string]any{"path": p})
+		is.Equal(toStrings(r["summary"].(map[string]any)["suspicious"]), []string{
+			`2 entr(ies) were left out for unsafe or ambiguous names and never read: "../evil.txt", "/abs/evil.txt"`,
+			`2 symbolic link(s) lead outside the inventoried root (recorded, never followed): a/abs -> "/etc/passwd", a/out -> "../../etc/passwd"`,
+		})
+		lims := strings.Join(toStrings(r["limitations"]), "\n")
+		is.True(strings.Contains(lims, `2 entr(ies) of 1 container(s) were left out`))
+		is.True(!strings.Contains(lims, "their containers' occurrence limitations name them")) // not in this answer
+		is.True(strings.Contains(lims, `"detail":"complete"`))
+	}
+	full, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "detail": "complete"})
+	is.True(strings.Contains(strings.Join(toStrings(full["limitations"]), "\n"), "their containers' occurrence limitations name them"))
+}
+
+// TestConciseSummaryCountsAnUnpackedAddonOnce: an ASAR's add-on in its
+// .unpacked companion directory is one file, listed twice (beside the
+// archive and inside it): the summary counts it once, as the inspection's
+// hypotheses do. Before, it said "2 native add-on(s)" for one.
+func TestConciseSummaryCountsAnUnpackedAddonOnce(t *testing.T) {
+	is := is.New(t)
+	root := appTree(t, t.TempDir())
+	r, _ := mustCall(t, artSession(t), "inventory_artifact", map[string]any{"path": root})
+	var addons []string
+	for _, s := range toStrings(r["summary"].(map[string]any)["suspicious"]) {
+		if strings.Contains(s, "native add-on") {
+			addons = append(addons, s)
+		}
+	}
+	is.Equal(addons, []string{"1 native add-on(s) run with the host process's privileges: resources/app.asar/addon.node"})
+}
+
+// TestEntriesCarryLinkTargets: an entry that is a symbolic link carries
+// its target (as recorded, never followed) in the concise inventory, the
+// inspection and compare_artifacts, and other entries carry none. Before,
+// only the complete graph's node limitations held it, while extract_artifact
+// said "the inventory records each link's target".
+func TestEntriesCarryLinkTargets(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	v1, v2 := filepath.Join(dir, "v1.zip"), filepath.Join(dir, "v2.zip")
+	os.WriteFile(v1, fakeBox("zip", fakeEntry{Path: "ok.txt", Data: "fine"}, fakeEntry{Path: "cur", Kind: "symlink", Link: "ok.txt"},
+		fakeEntry{Path: "odd", Kind: "symlink", Link: "a \"quoted\"\nname"}), 0o644)
+	os.WriteFile(v2, fakeBox("zip", fakeEntry{Path: "ok.txt", Data: "fine"}, fakeEntry{Path: "cur", Kind: "symlink", Link: "/etc/passwd"},
+		fakeEntry{Path: "odd", Kind: "symlink", Link: "a \"quoted\"\nname"}), 0o644)
+	s := artSession(t)
+	targets := func(entries any) map[string]any {
+		m := map[string]any{}
+		for _, e := range entries.([]any) {
+			e := e.(map[string]any)
+			m[e["logical_path"].(string)] = e["link_target"]
+		}
+		return m
+	}
+	r, lev := mustCall(t, s, "inventory_artifact", map[string]any{"path": v1})
+	is.Equal(targets(r["entries"]), map[string]any{".": nil, "ok.txt": nil, "cur": "ok.txt", "odd": "a \"quoted\"\nname"})
+	ir, _ := mustCall(t, s, "inspect_artifact", map[string]any{"path": v1})
+	is.Equal(targets(ir["observations"]), targets(r["entries"]))
+	_, rev := mustCall(t, s, "inventory_artifact", map[string]any{"path": v2})
+	c, _ := mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(lev), "right": ref(rev)})
+	for _, d := range c["differences"].([]any) {
+		d := d.(map[string]any)
+		if d["logical_path"] == "cur" {
+			is.Equal(d["left"].(map[string]any)["link_target"], "ok.txt")
+			is.Equal(d["right"].(map[string]any)["link_target"], "/etc/passwd")
+			return
+		}
+	}
+	t.Fatal("the retargeted link is not a difference")
+}

@@ -265,7 +265,7 @@ feed:
 			"The observed bytes of contradicted entries were written as found.")
 	}
 	if l := leftOut(g.Items, " and not extracted"); l != "" {
-		res.Limitations = append(res.Limitations, l)
+		res.Limitations = append(res.Limitations, strings.Replace(l, LeftOutNamed, leftOutInExtraction, 1))
 	}
 	return res, nil
 }

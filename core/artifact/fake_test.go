@@ -36,6 +36,7 @@ type fakeEntry struct {
 	Size      int64  `json:"size,omitempty"`
 	CSize     int64  `json:"csize,omitempty"` // compressed size, 0 means not compressed
 	Encrypted bool   `json:"enc,omitempty"`
+	Reject    string `json:"reject,omitempty"` // a ports.RejectedEntry reason: the entry is left out and listed by Rejected
 }
 
 // fakeBox encodes a container of the given format ("asar", "zip").
@@ -88,7 +89,11 @@ func (o fakeOpener) OpenContainer(ctx context.Context, req ports.ContainerReques
 		return nil, &ports.ContainerError{Format: format, Reason: ports.ContainerFormat, Err: err}
 	}
 	c := &fakeContainer{format: format, req: req, byPath: map[string]fakeEntry{}}
-	for _, e := range entries {
+	for i, e := range entries {
+		if e.Reject != "" {
+			c.rejected = append(c.rejected, ports.RejectedEntry{Name: e.Path, Index: i, Reason: e.Reject, Kind: ports.EntryFile, Size: int64(len(e.Data)), CompressedSize: -1})
+			continue
+		}
 		if strings.Contains(e.Path, "..") || strings.HasPrefix(e.Path, "/") {
 			return nil, &ports.ContainerError{Format: format, Reason: ports.ContainerPath, Path: e.Path, Err: errors.New("unsafe name")}
 		}
@@ -121,13 +126,15 @@ func (o fakeOpener) OpenContainer(ctx context.Context, req ports.ContainerReques
 }
 
 type fakeContainer struct {
-	format  string
-	req     ports.ContainerRequest
-	entries []ports.ContainerEntry
-	byPath  map[string]fakeEntry
+	format   string
+	req      ports.ContainerRequest
+	entries  []ports.ContainerEntry
+	byPath   map[string]fakeEntry
+	rejected []ports.RejectedEntry
 }
 
 func (c *fakeContainer) Entries() []ports.ContainerEntry { return c.entries }
+func (c *fakeContainer) Rejected() []ports.RejectedEntry { return c.rejected }
 func (c *fakeContainer) Close() error                    { return nil }
 
 func (c *fakeContainer) Open(ctx context.Context, name string) (io.ReadCloser, error) {

@@ -191,7 +191,7 @@ func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 		parent = string(ev.EvidenceID)
 		note = "Concise inventory: the summary and entries from offset; page with offset and limit, or read the complete graph (nodes, occurrences, edges) as parent_evidence_id (compare_artifacts reads it) or with \"detail\":\"complete\"."
 	}
-	res := full.concise(p, parent)
+	res := full.concise(p, parent, g)
 	res.Limitations = append([]string{note}, res.Limitations...)
 	out := *obs
 	out.Result, out.Limitations = res, res.Limitations
@@ -369,11 +369,11 @@ func (g *Graph) inspection(invID string, pathArg string, p pageInput) *InspectAr
 		listed[v.LogicalPath] = true
 	}
 	r := &InspectArtifactResult{SchemaVersion: artifactSchemaVersion, Observations: page, EvidenceLinks: []string{invID},
-		Summary: summarize(views, g.Occurrences, g.Contradictions), Page: pg,
+		Summary: summarize(views, g), Page: pg,
 		Subject: InspectArtifactResultSubject{RootArtifactID: g.Manifest.RootArtifactID, RootSHA256: g.Manifest.RootSHA256, RootFormat: g.Manifest.RootFormat,
 			ManifestID: g.Manifest.ManifestID, GraphSHA256: g.Manifest.GraphSHA256, OccurrenceCount: g.Manifest.OccurrenceCount, InventoryEvidenceID: invID},
 		DerivedRelationships: []InspectArtifactResultDerivedRelationship{}, Hypotheses: []InspectArtifactResultHypothese{}, Contradictions: []InspectArtifactResultContradiction{},
-		UnexploredBranches: []InspectArtifactResultUnexploredBranche{}, NextProbes: []InspectArtifactResultNextProbe{}, Limitations: slices.Clone(g.Limitations)}
+		UnexploredBranches: []InspectArtifactResultUnexploredBranche{}, NextProbes: []InspectArtifactResultNextProbe{}, Limitations: leftOutNamedIn(g.Limitations, leftOutInInventory)}
 	pathOf := map[string]string{}
 	for _, o := range g.Occurrences {
 		pathOf[o.OccurrenceID] = o.LogicalPath

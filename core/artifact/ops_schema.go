@@ -83,7 +83,8 @@ const artifactDefs = `"$defs":{
    "size":{"type":["integer","null"]},"kind":{"anyOf":[{"enum":` + artKinds + `},{"type":"null"}]},"format":{"anyOf":[{"enum":` + artFormats + `},{"type":"null"}]},
    "executable":{"type":"boolean","description":"The occurrence's file mode (or container flag) marks it executable."},
    "hash_status":{"enum":["verified","mismatched","not-hashed-limit","unavailable"]},
-   "relations":{"type":"array","items":{"type":"string"},"description":"Edges the entry is the parent of: contains:<n> for an expanded container, maps-source:<path> for a source map."}}}
+   "relations":{"type":"array","items":{"type":"string"},"description":"Edges the entry is the parent of: contains:<n> for an expanded container, maps-source:<path> for a source map."},
+   "link_target":{"type":"string","description":"A symbolic link's target as recorded (untrusted; never followed)."}}}
 }`
 
 // artifactInputProps are the inputs every artifact-reading operation takes.
