@@ -502,6 +502,16 @@ func (c *capture) abort(out *ports.ProcessCapture, cause error) (*ports.ProcessC
 	}
 	out.Cleanup = c.cleanupReport(cleanErr, rendererErr, 0, len(c.sup.Signals()), ports.SettlementQuiesced)
 	out.Exit = ports.CaptureExit{Reason: ports.DispositionFailed}
+	// Nothing was launched, so nothing remains: the tree is quiesced at
+	// once (§1.3 knows no other state for it), and every scenario event is
+	// recorded as not dispatched, failed for want of a program.
+	out.Settlement = ports.Settlement{State: ports.SettlementQuiesced}
+	for i := len(c.interactions); i < len(c.sc.Events); i++ {
+		c.notDispatched(i, c.sc.Events[i])
+		c.interactions[len(c.interactions)-1].Outcome = ports.OutcomeFailed
+		c.interactions[len(c.interactions)-1].Reason = "not dispatched: the program was not launched"
+	}
+	out.InteractionEvents = c.interactions
 	out.SignalAttempts = c.sup.Signals()
 	out.CompletedAt = time.Now().UTC()
 	out.Coverage = []ports.CoverageNote{

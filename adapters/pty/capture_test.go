@@ -708,6 +708,36 @@ func TestLaunchFailure(t *testing.T) {
 	is.Equal(ce.Partial.EventJournal, []ports.JournalEntry{{CaptureOrder: 0, Collection: ports.JournalFilesystem, Index: 0}})
 }
 
+// A failed launch settles as quiesced (nothing was launched, so nothing
+// remains), a state CAPTURE-REPLAY-MANAGED.md §1.3 documents, and records
+// each scenario event as not dispatched. Before, its settlement state was
+// "" and its interaction events were missing.
+func TestLaunchFailureSettlesAndRecordsItsEvents(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	script := filepath.Join(t.TempDir(), "script")
+	is.NoErr(os.WriteFile(script, []byte("#!/nonexistent/interpreter\n"), 0o755))
+	sc := ports.NewCaptureScenario(script)
+	sc.Events = []ports.CaptureEvent{{Type: ports.EventInput, AtMS: 50, Data: "secret\n", Sensitive: true},
+		{Type: ports.EventResize, AtMS: 60, Columns: 100, Rows: 30}}
+	_, err := capture(t, e, context.Background(), sc)
+	var ce *ports.CaptureError
+	is.True(errors.As(err, &ce))
+	p := ce.Partial
+	is.Equal(p.Settlement.State, ports.SettlementQuiesced)
+	is.Equal(len(p.InteractionEvents), 2)
+	for i, ev := range p.InteractionEvents {
+		is.Equal(ev.Sequence, i)
+		is.True(ev.DispatchedAtMS == nil)
+		is.Equal(ev.Outcome, ports.OutcomeFailed)
+		is.True(strings.Contains(ev.Reason, "not launched"))
+	}
+	is.Equal(p.InteractionEvents[0].Data, "<not-dispatched>") // the secret is not recorded
+	is.Equal(p.InteractionEvents[1].Data, "100x30")
+	is.Equal(p.EventJournal[1:], []ports.JournalEntry{{CaptureOrder: 1, Collection: ports.JournalInteractionEvents, Index: 0},
+		{CaptureOrder: 2, Collection: ports.JournalInteractionEvents, Index: 1}})
+}
+
 // settle_ms=0: one empty look after the exit settles the tree.
 func TestZeroSettle(t *testing.T) {
 	is := is.New(t)

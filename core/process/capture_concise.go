@@ -21,7 +21,8 @@ import (
 // (conciseCapture: process samples and filesystem entries first, then
 // processes and file effects, then frames, each halved down to
 // conciseMinFrames), with the event journal's entries for them. The final
-// screen stays whole but for its serialized_state; counts say how many
+// screen stays whole but for its serialized_state and its trailing blank
+// rows (trimmed_blank_rows says how many); counts say how many
 // frames, bytes, processes, samples, entries and effects the complete
 // record holds. The complete result is sealed as a "detail":"complete"
 // call records it, retained, and named by parent_evidence_id and
@@ -75,23 +76,34 @@ type CaptureScreenChange struct {
 	ChangedLines []CaptureLineChange `json:"changed_lines"`
 }
 
-// CaptureScreen is a rendered frame without its styled serialization.
+// CaptureScreen is a rendered frame without its styled serialization, and
+// without its trailing blank rows: a program that wrote three lines on a
+// 24-row screen leaves 21 blank rows, which say nothing a count does not.
+// Lines are the rows up to the last that is not blank; TrimmedBlankRows
+// says how many blank rows followed (Rows is the screen's height).
+// manifest.final_screen_sha256 stays the digest of the whole screen.
 type CaptureScreen struct {
-	Sequence     int           `json:"sequence"`
-	AtMS         int64         `json:"at_ms"`
-	Columns      int           `json:"columns"`
-	Rows         int           `json:"rows"`
-	Cursor       CaptureCursor `json:"cursor"`
-	ActiveBuffer string        `json:"active_buffer"`
-	Lines        []string      `json:"lines"`
+	Sequence         int           `json:"sequence"`
+	AtMS             int64         `json:"at_ms"`
+	Columns          int           `json:"columns"`
+	Rows             int           `json:"rows"`
+	Cursor           CaptureCursor `json:"cursor"`
+	ActiveBuffer     string        `json:"active_buffer"`
+	Lines            []string      `json:"lines"`              // rows 0.. up to the last that is not blank
+	TrimmedBlankRows int           `json:"trimmed_blank_rows"` // blank rows after lines, not listed
 }
 
 func screenOf(f *CaptureRenderedFrame) *CaptureScreen {
 	if f == nil {
 		return nil
 	}
+	lines := core.NonNil(f.Lines)
+	n := len(lines)
+	for n > 0 && lines[n-1] == "" {
+		n--
+	}
 	return &CaptureScreen{Sequence: f.Sequence, AtMS: f.AtMS, Columns: f.Columns, Rows: f.Rows, Cursor: f.Cursor,
-		ActiveBuffer: f.ActiveBuffer, Lines: core.NonNil(f.Lines)}
+		ActiveBuffer: f.ActiveBuffer, Lines: lines[:n], TrimmedBlankRows: len(lines) - n}
 }
 
 // changedLines is the rows of cur that differ from prev's (a row prev does

@@ -121,7 +121,8 @@ func TestCaptureIsConciseByDefault(t *testing.T) {
 	}
 	var lines []string
 	is.NoErr(json.Unmarshal(c.Terminal.Final["lines"], &lines))
-	is.Equal(len(lines), 24)
+	is.Equal(len(lines), 23) // the blank last row is trimmed
+	is.Equal(string(c.Terminal.Final["trimmed_blank_rows"]), "1")
 	is.True(strings.Contains(lines[22], "tool-1499"))
 	said := false
 	for _, l := range concise.Evidence.Limitations {
@@ -178,4 +179,51 @@ func TestCompareProcessCapturesNamesAMissingCompleteRecord(t *testing.T) {
 	is.Equal(ce.Code, core.CodeEvidenceIntegrityMismatch)
 	is.True(strings.Contains(ce.Message, "concise") && strings.Contains(ce.Remediation, "complete"))
 	is.Equal(ce.Details["reason"], "missing")
+}
+
+// shortCapturer is listingCapturer's capture of a program that wrote
+// three lines: its final screen is three lines and 21 blank rows.
+type shortCapturer struct{}
+
+func (shortCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	c := listingCapture(req)
+	screen := make([]string, 24)
+	screen[0], screen[1], screen[2] = "one", "", "three"
+	c.FinalScreen = ports.RenderedFrame{Sequence: -1, AtMS: 40, Columns: 80, Rows: 24, CursorY: 3, ActiveBuffer: ports.BufferNormal,
+		Lines: screen, SerializedState: "one\r\n\r\nthree\r\n"}
+	c.Manifest.FinalScreenSHA256 = strings.Repeat("cd", 32)
+	return c, nil
+}
+
+// A concise capture's final screen lists its rows up to the last that is
+// not blank and says how many blank rows it trimmed; a blank row between
+// two written ones stays, the complete record keeps every row, and the
+// digest is still the whole screen's. Before, a concise final screen
+// listed every blank row of the terminal.
+func TestConciseFinalScreenTrimsTrailingBlankRows(t *testing.T) {
+	is := is.New(t)
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: shortCapturer{}})
+	type screen struct {
+		Terminal struct {
+			Final struct {
+				Rows    int      `json:"rows"`
+				Lines   []string `json:"lines"`
+				Trimmed *int     `json:"trimmed_blank_rows"`
+			} `json:"final_screen"`
+		} `json:"terminal"`
+		Manifest struct {
+			Digest string `json:"final_screen_sha256"`
+		} `json:"manifest"`
+	}
+	var concise, complete screen
+	is.NoErr(json.Unmarshal(call("capture_process_scenario", map[string]any{"executable": "/bin/ls"}).Evidence.NormalizedResult, &concise))
+	is.NoErr(json.Unmarshal(call("capture_process_scenario", map[string]any{"executable": "/bin/ls", "detail": "complete"}).Evidence.NormalizedResult, &complete))
+	f := concise.Terminal.Final
+	is.Equal(f.Lines, []string{"one", "", "three"})
+	is.True(f.Trimmed != nil)
+	is.Equal(*f.Trimmed, 21)
+	is.Equal(f.Rows, 24)
+	is.Equal(concise.Manifest.Digest, strings.Repeat("cd", 32))
+	is.Equal(len(complete.Terminal.Final.Lines), 24)
+	is.True(complete.Terminal.Final.Trimmed == nil)
 }

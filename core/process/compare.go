@@ -366,15 +366,6 @@ func exitItems(d *captureDoc) []map[string]any {
 	return []map[string]any{{"at_ms": nil, "exit": e, "settlement": d.Settlement["state"]}}
 }
 
-func processItems(d *captureDoc) []map[string]any {
-	var out []map[string]any
-	for _, p := range d.Processes.Tree {
-		out = append(out, map[string]any{"at_ms": nil, "id": p["id"], "parent_id": p["parent_id"], "group_id": p["group_id"],
-			"session_id": p["session_id"], "command": p["command"]})
-	}
-	return out
-}
-
 func filesystemItems(d *captureDoc) []map[string]any {
 	return []map[string]any{{"at_ms": nil, "name": "before", "files": d.Filesystem.Before},
 		{"at_ms": nil, "name": "final", "files": d.Filesystem.After, "effects": d.Filesystem.Effects}}
@@ -392,19 +383,24 @@ var dimensions = []struct {
 	name, scope string
 	items       func(*captureDoc) []map[string]any
 	reads       []string // the fields of normalized_result it reads, as a gap names them
-	timeless    bool     // times are reported, not compared
+	// compared, when set, is the items as compared: the terminal's
+	// without their times, the processes' without their ids.
+	compared func([]map[string]any) []map[string]any
+	// unordered: the items are a multiset (sorted), and the first
+	// difference is the first item either side lacks.
+	unordered bool
 	// sampled, when set, keys the items of a dimension observed by
 	// sampling: under a residual unknown of its scope, an item seen on one
 	// side only may have lived between two samples on the other, so
 	// absence is not observed.
 	sampled func(map[string]any) string
 }{
-	{"terminal", "terminal", terminalItems, []string{"terminal"}, true, nil},
-	{"interaction", "interaction", interactionItems, []string{"interaction_events"}, false, nil},
-	{"exit", "exit", exitItems, []string{"exit", "settlement"}, false, nil},
-	{"process", "process", processItems, []string{"processes"}, false, processCommand},
-	{"filesystem", "filesystem", filesystemItems, []string{"filesystem.before", "filesystem.after", "filesystem.effects"}, false, nil},
-	{"ports", "network", portItems, []string{"ports"}, false, nil},
+	{"terminal", "terminal", terminalItems, []string{"terminal"}, timeless, false, nil},
+	{"interaction", "interaction", interactionItems, []string{"interaction_events"}, nil, false, nil},
+	{"exit", "exit", exitItems, []string{"exit", "settlement"}, nil, false, nil},
+	{"process", "process", processItems, []string{"processes"}, processCompared, true, processCommand},
+	{"filesystem", "filesystem", filesystemItems, []string{"filesystem.before", "filesystem.after", "filesystem.effects"}, nil, false, nil},
+	{"ports", "network", portItems, []string{"ports"}, nil, false, nil},
 }
 
 // gap is what a capture did not observe: everything of a program it
@@ -551,9 +547,7 @@ func observedItems(name string, items []map[string]any, gl, gr *gap) []map[strin
 	return out
 }
 
-// processCommand keys a sampled process by its command: its normalized
-// ids count processes in first-seen order, so they shift when the sampler
-// missed an earlier one.
+// processCommand keys a sampled process by its command (processItems).
 func processCommand(p map[string]any) string { return canon(p["command"]) }
 
 // onlyAbsences reports whether one side has fewer items, all among the
@@ -758,8 +752,8 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			li, ri = observedItems(dim.name, li, gl, gr), observedItems(dim.name, ri, gl, gr)
 		}
 		lc, rc := li, ri // as compared
-		if dim.timeless {
-			lc, rc = timeless(li), timeless(ri)
+		if dim.compared != nil {
+			lc, rc = dim.compared(li), dim.compared(ri)
 		}
 		equal := canon(lc) == canon(rc)
 		status, reason := "", ""
@@ -800,40 +794,48 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 		if equal || truncated || unproven {
 			continue
 		}
-		for i := 0; i < max(len(li), len(ri)); i++ {
-			var a, b map[string]any
-			if i < len(li) {
-				a = li[i]
+		i, a, b, ok := 0, map[string]any(nil), map[string]any(nil), false
+		if dim.unordered {
+			i, a, b, ok = firstUnmatched(li, ri, lc, rc)
+		} else {
+			for ; i < max(len(li), len(ri)); i++ {
+				if i < len(lc) && i < len(rc) && canon(lc[i]) == canon(rc[i]) {
+					continue
+				}
+				a, b, ok = nil, nil, true
+				if i < len(li) {
+					a = li[i]
+				}
+				if i < len(ri) {
+					b = ri[i]
+				}
+				break
 			}
-			if i < len(ri) {
-				b = ri[i]
-			}
-			if i < len(lc) && i < len(rc) && canon(lc[i]) == canon(rc[i]) {
-				continue
-			}
-			if a, b, clipped = windowTexts(a, b); clipped {
-				windowed = true
-			}
-			f := &found{dim: dim.name, index: i, min: 1 << 62, left: a, right: b}
-			if a != nil {
-				f.la = a["at_ms"]
-			}
-			if b != nil {
-				f.ra = b["at_ms"]
-			}
-			for _, t := range []any{f.la, f.ra} {
-				if n, ok := t.(json.Number); ok {
-					if v, _ := n.Int64(); v < f.min {
-						f.min = v
-					}
+		}
+		if !ok {
+			continue
+		}
+		if a, b, clipped = windowTexts(a, b); clipped {
+			windowed = true
+		}
+		f := &found{dim: dim.name, index: i, min: 1 << 62, left: a, right: b}
+		if a != nil {
+			f.la = a["at_ms"]
+		}
+		if b != nil {
+			f.ra = b["at_ms"]
+		}
+		for _, t := range []any{f.la, f.ra} {
+			if n, ok := t.(json.Number); ok {
+				if v, _ := n.Int64(); v < f.min {
+					f.min = v
 				}
 			}
-			if first == nil || f.min < first.min {
-				first = f
-			}
-			dims[len(dims)-1].Difference = &ProcessDimensionDifference{Index: i, Left: rawJSON(a), Right: rawJSON(b)}
-			break
 		}
+		if first == nil || f.min < first.min {
+			first = f
+		}
+		dims[len(dims)-1].Difference = &ProcessDimensionDifference{Index: i, Left: rawJSON(a), Right: rawJSON(b)}
 	}
 	if windowed {
 		lim = append(lim, fmt.Sprintf("Terminal texts over %d bytes are shown as a window of at most %d bytes around their first difference: "+

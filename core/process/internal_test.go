@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/matryer/is"
+
 	"rea/core"
 	"rea/ports"
 )
@@ -269,5 +271,21 @@ func TestIFUNCImplementationsTakeTheirFunctionsPrototype(t *testing.T) {
 	}
 	if sig := prototypeSig("strcmp", ports.ConventionSysV); sig == nil || sig.of != "" {
 		t.Errorf("strcmp itself: %+v", sig)
+	}
+}
+
+// Temporary names are normalized as mkstemp's template, in temporary
+// directories only; a short name there and a name elsewhere are kept.
+func TestTempNames(t *testing.T) {
+	is := is.New(t)
+	for in, want := range map[string]string{
+		"cc1 a.c -o <temporary-root>/ccAb12Cd.s":        "cc1 a.c -o <temporary-root>/ccXXXXXX.s",
+		"collect2 /tmp/cc9zZ0aa.o /var/tmp/ccQ1w2E3.ld": "collect2 /tmp/ccXXXXXX.o /var/tmp/ccXXXXXX.ld",
+		"prog /tmp/a.txt <temporary-root>/work/x":       "prog /tmp/a.txt <temporary-root>/work/x",
+		"prog /home/u/tmp/ccAb12Cd.s ./tmp/ccAb12Cd.s":  "prog /home/u/tmp/ccAb12Cd.s ./tmp/ccAb12Cd.s",
+		"as -o a.o '/tmp/ccAb12Cd.s'":                   "as -o a.o '/tmp/ccXXXXXX.s'",
+		"/tmp/":                                         "/tmp/",
+	} {
+		is.Equal(tempNames(in), want)
 	}
 }

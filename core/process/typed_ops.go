@@ -491,7 +491,9 @@ type ProcessComparisonDimension struct {
 	RightCount int     `json:"right_count"`
 	// Difference is the dimension's first differing item on each side
 	// (null on a side that has none): how an exit, a file or a process
-	// changed. Only an observed difference has one.
+	// changed. Processes are matched regardless of order: theirs is the
+	// first process each side lacks, index its place among the side's
+	// processes sorted by command. Only an observed difference has one.
 	Difference *ProcessDimensionDifference `json:"difference,omitempty"`
 }
 

@@ -1,0 +1,207 @@
+package process
+
+import (
+	"slices"
+	"strings"
+)
+
+// Placeholders of a process item's relations (processItems).
+const (
+	relSelf       = "<self>"        // the process leads its own group or session
+	relOutside    = "<outside>"     // outside the capture (rea itself, init)
+	relNotSampled = "<not-sampled>" // a process of the capture never sampled
+)
+
+// processItems is the sampled process tree as a multiset, matched by
+// command rather than by the order processes started: the normalized ids
+// count processes in first-seen order, so two runs of `make -j2` that
+// start their jobs in another order number them differently. Each item
+// names its relations by command instead of id: parents (the commands
+// from the capture's root down to its parent), and the leaders of its
+// group and session. Commands have their temporary names normalized
+// (tempNames). Items are sorted by that form; "id" is the process's id in
+// the capture's tree, reported to find it there and not compared.
+func processItems(d *captureDoc) []map[string]any {
+	tree := d.Processes.Tree
+	byID := make(map[string]map[string]any, len(tree))
+	for _, p := range tree {
+		if k := canon(p["id"]); byID[k] == nil {
+			byID[k] = p
+		}
+	}
+	command := func(p map[string]any) string {
+		s, _ := p["command"].(string)
+		return tempNames(s)
+	}
+	outside := func(id any) bool { return id == nil || canon(id) == "0" }
+	relation := func(p map[string]any, key string) string {
+		id := p[key]
+		switch l := byID[canon(id)]; {
+		case outside(id):
+			return relOutside
+		case canon(id) == canon(p["id"]):
+			return relSelf
+		case l == nil:
+			return relNotSampled
+		default:
+			return command(l)
+		}
+	}
+	out := make([]map[string]any, 0, len(tree))
+	for _, p := range tree {
+		var parents []string
+		seen := map[string]bool{canon(p["id"]): true}
+		for id := p["parent_id"]; !outside(id); {
+			k := canon(id)
+			q := byID[k]
+			if q == nil {
+				parents = append(parents, relNotSampled)
+				break
+			}
+			if seen[k] { // a cycle: no tree the engine writes has one
+				break
+			}
+			seen[k] = true
+			parents = append(parents, command(q))
+			id = q["parent_id"]
+		}
+		slices.Reverse(parents)
+		out = append(out, map[string]any{"at_ms": nil, "id": p["id"], "command": command(p), "parents": parents,
+			"group_leader": relation(p, "group_id"), "session_leader": relation(p, "session_id")})
+	}
+	sortKey := make([]string, len(out))
+	for i, it := range out {
+		sortKey[i] = canon(withoutKeys(it, "id"))
+	}
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(sortKey[a], sortKey[b]) })
+	sorted := make([]map[string]any, len(out))
+	for i, j := range idx {
+		sorted[i] = out[j]
+	}
+	return sorted
+}
+
+// processCompared is process items as compared: without their ids.
+func processCompared(items []map[string]any) []map[string]any {
+	out := make([]map[string]any, len(items))
+	for i, it := range items {
+		out[i] = withoutKeys(it, "id")
+	}
+	return out
+}
+
+// withoutKeys is a copy of it without keys (nil for nil).
+func withoutKeys(it map[string]any, keys ...string) map[string]any {
+	if it == nil {
+		return nil
+	}
+	c := make(map[string]any, len(it))
+	for k, v := range it {
+		if !slices.Contains(keys, k) {
+			c[k] = v
+		}
+	}
+	return c
+}
+
+// firstUnmatched finds the first difference of two unordered dimensions'
+// items: the first item (in the items' order) of each side that the other
+// side does not hold as often, compared in their compared forms (lc, rc).
+// index is the left one's position, or the right one's when every left
+// item is matched; a side whose items are all matched gives nil.
+func firstUnmatched(li, ri, lc, rc []map[string]any) (index int, a, b map[string]any, ok bool) {
+	count := func(items []map[string]any) map[string]int {
+		n := map[string]int{}
+		for _, it := range items {
+			n[canon(it)]++
+		}
+		return n
+	}
+	first := func(compared []map[string]any, other map[string]int) int {
+		for i, it := range compared {
+			k := canon(it)
+			if other[k] == 0 {
+				return i
+			}
+			other[k]--
+		}
+		return -1
+	}
+	il := first(lc, count(rc))
+	ir := first(rc, count(lc))
+	if il < 0 && ir < 0 {
+		return 0, nil, nil, false
+	}
+	index = il
+	if il >= 0 {
+		a = li[il]
+	} else {
+		index = ir
+	}
+	if ir >= 0 {
+		b = ri[ir]
+	}
+	return index, a, b, true
+}
+
+// tempNames rewrites the names of temporary files in a process command
+// as mkstemp's template: the last six characters of the stem (the name
+// before its first '.') of a file directly in a temporary directory (the
+// capture's <temporary-root>, /tmp, /var/tmp, /dev/shm) become XXXXXX
+// when they are letters and digits, as mkstemp draws them. gcc names its
+// intermediate files so (cc1 -o <temporary-root>/ccA1b2C3.s), anew for
+// each run; the temporary root itself is normalized by the engine. A
+// shorter stem is kept, so a program given /tmp/a.txt or /tmp/b.txt still
+// differs; one of six or more letters and digits (/tmp/output.txt) is
+// normalized too, a difference there is not seen in the process tree.
+func tempNames(s string) string {
+	if !strings.Contains(s, "/") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		dir := ""
+		for _, d := range []string{"<temporary-root>/", "/tmp/", "/var/tmp/", "/dev/shm/"} {
+			if strings.HasPrefix(s[i:], d) && (d[0] == '<' || i == 0 || !isPathByte(s[i-1])) {
+				dir = d
+				break
+			}
+		}
+		if dir == "" {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		b.WriteString(dir)
+		i += len(dir)
+		j := i
+		for j < len(s) && isPathByte(s[j]) && s[j] != '/' {
+			j++
+		}
+		name := s[i:j]
+		stem := name
+		if k := strings.IndexByte(name, '.'); k >= 0 {
+			stem = name[:k]
+		}
+		if len(stem) >= 6 && strings.IndexFunc(stem[len(stem)-6:], func(r rune) bool { return !isAlnum(r) }) < 0 {
+			name = stem[:len(stem)-6] + "XXXXXX" + name[len(stem):]
+		}
+		b.WriteString(name)
+		i = j
+	}
+	return b.String()
+}
+
+func isAlnum(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+}
+
+// isPathByte reports whether c may be part of a path in a command line (a
+// space, quote or separator ends one).
+func isPathByte(c byte) bool {
+	return isAlnum(rune(c)) || c == '.' || c == '_' || c == '-' || c == '/' || c == '+' || c == '~' || c == '@' || c == '%' || c >= 0x80
+}

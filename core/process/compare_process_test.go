@@ -1,0 +1,123 @@
+package process_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+	"rea/core/standard"
+	"rea/ports"
+)
+
+// build is the sampled process tree of `make -j2` compiling a.c and b.c,
+// the jobs started in the order given, gcc's intermediate files named
+// with the suffixes given (as mkstemp draws them), as the pty engine
+// records it: ids in first-seen order, the temporary root normalized.
+func build(order []string, tmp map[string]string, opt map[string]string) []ports.NormalizedProcess {
+	tree := []ports.NormalizedProcess{{ID: 1, ParentID: 0, GroupID: 1, SessionID: 1, Command: "make -j2"}}
+	add := func(parent int, cmd string) int {
+		id := len(tree) + 1
+		tree = append(tree, ports.NormalizedProcess{ID: id, ParentID: parent, GroupID: 1, SessionID: 1, Command: cmd})
+		return id
+	}
+	var gccs []int
+	for _, f := range order {
+		gccs = append(gccs, add(1, "gcc -c "+f+".c"))
+	}
+	for i, f := range order {
+		s := "<temporary-root>/cc" + tmp[f] + ".s"
+		o := ""
+		if opt[f] != "" {
+			o = " " + opt[f]
+		}
+		add(gccs[i], "/usr/libexec/gcc/x86_64-linux-gnu/12/cc1 -quiet "+f+".c"+o+" -o "+s)
+	}
+	for i, f := range order {
+		add(gccs[i], "as --64 -o "+f+".o <temporary-root>/cc"+tmp[f]+".s")
+	}
+	return tree
+}
+
+// TestCompareProcessCapturesMatchesProcessesByCommand: two captures of
+// the same build whose make started its jobs in another order, and whose
+// gcc drew other temporary names, hold the same processes: the process
+// dimension is not changed (unknown, as every sampled tree is) and there
+// is no first divergence. Before, the trees were compared id by id and
+// every such pair was changed. A compiler given another option, or run
+// under the other job's gcc, is still a change, reported as the process
+// each side lacks.
+func TestCompareProcessCapturesMatchesProcessesByCommand(t *testing.T) {
+	ab := build([]string{"a", "b"}, map[string]string{"a": "Ab12Cd", "b": "x9YzQ1"}, nil)
+	ba := build([]string{"b", "a"}, map[string]string{"a": "Qq3rT7", "b": "mN0pL2"}, nil)
+	optimized := build([]string{"b", "a"}, map[string]string{"a": "Qq3rT7", "b": "mN0pL2"}, map[string]string{"b": "-O2"})
+	moved := build([]string{"b", "a"}, map[string]string{"a": "Qq3rT7", "b": "mN0pL2"}, nil)
+	for i := range moved {
+		if strings.HasPrefix(moved[i].Command, "as ") && strings.Contains(moved[i].Command, "a.o") {
+			moved[i].ParentID = 2 // under gcc -c b.c
+		}
+	}
+	capt := &sampledCapturer{trees: [][]ports.NormalizedProcess{ab, ba, optimized, moved}}
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: capt})
+	var caps []*core.Result
+	for range 4 {
+		caps = append(caps, call("capture_process_scenario", map[string]any{"executable": "/bin/sh"}))
+	}
+	type difference struct {
+		Index       int
+		Left, Right map[string]any
+	}
+	compare := func(l, r *core.Result) (status string, process *struct {
+		Status     string
+		Difference *difference
+	}, fd map[string]any) {
+		t.Helper()
+		res := call("compare_process_captures", map[string]any{
+			"left":  map[string]any{"kind": "retained-evidence", "evidence_id": string(l.Evidence.EvidenceID)},
+			"right": map[string]any{"kind": "retained-evidence", "evidence_id": string(r.Evidence.EvidenceID)}})
+		var out struct {
+			Status     string
+			Dimensions []struct {
+				Dimension, Status string
+				Difference        *difference
+			}
+			FirstDivergence map[string]any `json:"first_divergence"`
+		}
+		if err := json.Unmarshal(res.Evidence.NormalizedResult, &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range out.Dimensions {
+			if d.Dimension == "process" {
+				process = &struct {
+					Status     string
+					Difference *difference
+				}{d.Status, d.Difference}
+			}
+		}
+		return out.Status, process, out.FirstDivergence
+	}
+	is := is.New(t)
+	st, p, fd := compare(caps[0], caps[1])
+	is.Equal(p.Status, "unknown") // the same build: only the residual unknown of a sampled tree
+	is.True(p.Difference == nil)
+	is.True(st != "changed")
+	is.True(fd["status"] != "found")
+
+	st, p, fd = compare(caps[0], caps[2])
+	is.Equal(st, "changed")
+	is.Equal(p.Status, "changed")
+	is.Equal(fd["dimension"], "process")
+	is.True(p.Difference != nil)
+	is.Equal(p.Difference.Left["command"], "/usr/libexec/gcc/x86_64-linux-gnu/12/cc1 -quiet b.c -o <temporary-root>/ccXXXXXX.s")
+	is.Equal(p.Difference.Right["command"], "/usr/libexec/gcc/x86_64-linux-gnu/12/cc1 -quiet b.c -O2 -o <temporary-root>/ccXXXXXX.s")
+
+	st, p, _ = compare(caps[0], caps[3])
+	is.Equal(st, "changed")
+	is.Equal(p.Status, "changed")
+	is.True(p.Difference != nil)
+	is.Equal(p.Difference.Left["parents"], []any{"make -j2", "gcc -c a.c"})
+	is.Equal(p.Difference.Right["parents"], []any{"make -j2", "gcc -c b.c"})
+	is.Equal(p.Difference.Right["command"], "as --64 -o a.o <temporary-root>/ccXXXXXX.s")
+}
