@@ -155,9 +155,9 @@ func firstUnmatched(li, ri, lc, rc []map[string]any) (index int, a, b map[string
 // when they are letters and digits, as mkstemp draws them. gcc names its
 // intermediate files so (cc1 -o <temporary-root>/ccA1b2C3.s), anew for
 // each run; the temporary root itself is normalized by the engine. A
-// shorter stem is kept, so a program given /tmp/a.txt or /tmp/b.txt still
-// differs; one of six or more letters and digits (/tmp/output.txt) is
-// normalized too, a difference there is not seen in the process tree.
+// shorter stem is kept, and so is a word (mkstempTail), so a program given
+// /tmp/a.txt or /tmp/b.txt, or /tmp/output.txt or /tmp/result.txt, still
+// differs.
 func tempNames(s string) string {
 	if !strings.Contains(s, "/") {
 		return s
@@ -187,13 +187,25 @@ func tempNames(s string) string {
 		if k := strings.IndexByte(name, '.'); k >= 0 {
 			stem = name[:k]
 		}
-		if len(stem) >= 6 && strings.IndexFunc(stem[len(stem)-6:], func(r rune) bool { return !isAlnum(r) }) < 0 {
+		if len(stem) >= 6 && mkstempTail(stem) {
 			name = stem[:len(stem)-6] + "XXXXXX" + name[len(stem):]
 		}
 		b.WriteString(name)
 		i = j
 	}
 	return b.String()
+}
+
+// mkstempTail is whether stem's last six characters look drawn by
+// mkstemp: letters and digits, with a digit or a capital among them (a
+// word such as output or result has neither), or any six after gcc's cc
+// or tmp (all six are small letters in about one name in 180).
+func mkstempTail(stem string) bool {
+	tail, prefix := stem[len(stem)-6:], stem[:len(stem)-6]
+	if strings.IndexFunc(tail, func(r rune) bool { return !isAlnum(r) }) >= 0 {
+		return false
+	}
+	return prefix == "cc" || prefix == "tmp" || strings.IndexFunc(tail, func(r rune) bool { return r < 'a' }) >= 0
 }
 
 func isAlnum(r rune) bool {

@@ -285,6 +285,9 @@ func TestTempNames(t *testing.T) {
 		"prog /home/u/tmp/ccAb12Cd.s ./tmp/ccAb12Cd.s":  "prog /home/u/tmp/ccAb12Cd.s ./tmp/ccAb12Cd.s",
 		"as -o a.o '/tmp/ccAb12Cd.s'":                   "as -o a.o '/tmp/ccXXXXXX.s'",
 		"/tmp/":                                         "/tmp/",
+		"gcc -o /tmp/ccabcdef.s /tmp/tmpqwerty":         "gcc -o /tmp/ccXXXXXX.s /tmp/tmpXXXXXX",
+		"sort -o /tmp/output.txt /tmp/result.txt":       "sort -o /tmp/output.txt /tmp/result.txt",
+		"cp x /dev/shm/data_2Qa9zB":                     "cp x /dev/shm/data_XXXXXX",
 	} {
 		is.Equal(tempNames(in), want)
 	}
