@@ -534,8 +534,24 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 				reexports = newReexportIndex(ix.res.Semantic.Relations)
 			}
 			out["definition"] = nil
+			// The module the specifier resolves to, as an import of it
+			// names it.
+			if tgt := reexports.module(r); tgt != "" && isNull(r["target_node_id"]) && ix.nodes[tgt] != nil {
+				out["target_node_id"] = tgt
+				if p := ix.nodes[tgt].propString("path"); p != "" {
+					out["target_path"] = p
+				}
+			}
 			if d, why := reexports.definition(r); d != nil {
 				out["definition"] = decorate(d)
+				// The file passes on the definition's value: its kind is
+				// the definition's, which the re-export's own row cannot
+				// know.
+				if v, _ := r["value"].(map[string]any); v == nil || v["kind"] == "unknown" {
+					if dv, ok := d["value"].(map[string]any); ok && dv["kind"] != "unknown" {
+						out["value"], out["value_from"] = dv, "definition"
+					}
+				}
 			} else {
 				out["definition_unknown_reason"] = why
 			}
