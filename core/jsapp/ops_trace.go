@@ -133,7 +133,7 @@ func seedNodes(ix *appIndex, kind string, match func(string) bool) []string {
 				set[n.NodeID] = true
 			}
 		case "string":
-			for _, k := range []string{"url", "channel", "key", "world_key"} {
+			for _, k := range []string{"url", "channel", "key", "world_key", "expression"} {
 				if s := n.propString(k); s != "" && match(s) {
 					set[n.NodeID] = true
 				}
