@@ -69,7 +69,10 @@ func TestTraceReachesEachComputedStorageKey(t *testing.T) {
 		}
 	}
 	sort.Strings(got)
-	line := func(text string) string { l, _ := lineColumn(main, strings.Index(main, text)); return jsonNumber(float64(l)) }
+	line := func(text string) string {
+		l, _ := lineColumn(main, strings.Index(main, text))
+		return jsonNumber(float64(l))
+	}
 	want := []string{"fs.appendFileSync(logFile) at " + line("fs.appendFileSync"), "fs.writeFileSync(path.join(dir, name)) at " + line("fs.writeFileSync")}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("main.js's writes %q, want %q", got, want)
