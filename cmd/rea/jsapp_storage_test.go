@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"rea/core"
 )
 
 // storageApp writes files at paths computed at run time: main.js from two
@@ -40,6 +42,12 @@ func storageTrace(t *testing.T, seed map[string]any, direction string) []tracePa
 	t.Helper()
 	s := jaSession(t)
 	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, storageApp)})
+	return traceOf(t, s, ev, seed, direction)
+}
+
+// traceOf runs trace_application_feature on analysis ev.
+func traceOf(t *testing.T, s *core.Session, ev *core.Evidence, seed map[string]any, direction string) []tracePath {
+	t.Helper()
 	tr := jaCall(t, s, "trace_application_feature", map[string]any{
 		"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
 		"seed":        seed, "direction": direction})

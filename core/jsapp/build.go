@@ -701,7 +701,7 @@ func (b *jsappBuilder) electronPhase() {
 			switch {
 			case c.New && isWindowConstructor(last):
 				b.electron = true
-				b.process("electron-main", a, b.at(a, c.Offset))
+				b.process("electron-main", a, b.atCall(a, c, c.Offset))
 				windows = append(windows, b.browserWindow(a, c))
 			case last == "loadFile" || last == "loadURL":
 				b.load(a, c, windows)
@@ -836,6 +836,22 @@ func findProp(v ports.JSValue, dotted string) (ports.JSValue, bool) {
 	return cur, true
 }
 
+// valueOffset is where value v is written: its own offset (a literal's),
+// else its first literal's (path.join(__dirname, "preload.js")), or -1.
+func valueOffset(v ports.JSValue) int64 {
+	if v.Offset >= 0 {
+		return v.Offset
+	}
+	for _, l := range [][]ports.JSValue{v.Args, v.Parts, v.Items} {
+		for _, x := range l {
+			if o := valueOffset(x); o >= 0 {
+				return o
+			}
+		}
+	}
+	return -1
+}
+
 func (b *jsappBuilder) browserWindow(a *jsAsset, c ports.JSCall) string {
 	b.windows++
 	key := fmt.Sprintf("%s@%d#%d", a.path, c.Offset, b.windows)
@@ -849,13 +865,16 @@ func (b *jsappBuilder) browserWindow(a *jsAsset, c ports.JSCall) string {
 			props[k] = v.Value == "true"
 		}
 	}
-	id := b.g.node("browser-window", b.localKey("browser-window", key), "BrowserWindow", props, b.at(a, c.Offset))
+	id := b.g.node("browser-window", b.localKey("browser-window", key), "BrowserWindow", props, b.atCall(a, c, c.Offset))
 	b.callEdge(a, c, id, "calls", map[string]any{"callee": c.Callee}, b.atCall(a, c, c.Offset))
 	if v, ok := findProp(opts, "webPreferences.preload"); ok {
+		// At the preload value's first literal (path.join(__dirname,
+		// "preload.js")), else at the constructor.
+		off := valueOffset(v)
 		if p, ok := b.pathValue(a, v, path.Dir(a.path)); ok {
 			if pa := b.st.assets[p]; pa != nil {
-				pid := b.process("electron-preload", pa, b.at(a, v.Offset))
-				b.g.edge(id, pid, "loads", map[string]any{"via": "webPreferences.preload"}, b.at(a, v.Offset))
+				pid := b.process("electron-preload", pa, b.atCall(a, c, off))
+				b.g.edge(id, pid, "loads", map[string]any{"via": "webPreferences.preload"}, b.atCall(a, c, off))
 			} else {
 				b.st.unknown("unresolved-preload", a.nodeID, a.path, v.Offset, "preload "+p+" is not an inventoried JavaScript file")
 			}
@@ -928,7 +947,7 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 			if sa := b.st.assets[p]; sa != nil {
 				sa.roles["renderer"] = true
 				b.g.edge(rid, sa.nodeID, "loads", map[string]any{"via": "script", "src": s},
-					GraphEvidence{Basis: "html-markup", Confidence: core.ConfidenceObserved, Locations: []GraphLocation{{Path: target, Offset: offsetPtr(int64(tag.offset))}}})
+					GraphEvidence{Basis: "html-markup", Confidence: core.ConfidenceObserved, Locations: []GraphLocation{{Path: target, Offset: offsetPtr(int64(tag.offset)), Line: tag.line, Column: tag.column}}})
 			} else {
 				b.st.unknown("unresolved-script", rid, target, int64(tag.offset), "script "+s+" is not in the app")
 			}
@@ -2046,7 +2065,11 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 	}
 	ident := b.pathKey(mapPath)
 	smID := b.g.node("source-map", ident, mapPath, props, GraphEvidence{Basis: "source-map", Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(refOff)}}})
-	b.g.edge(a.nodeID, smID, "maps_to", map[string]any{"inline": inline}, b.at(a, refOff))
+	ev := b.at(a, refOff)
+	if p, ok := a.src.refAt(refOff); ok && ev.Locations[0].Line == 0 {
+		ev.Locations[0].Line, ev.Locations[0].Column = int64(p.line)+1, int64(p.col)
+	}
+	b.g.edge(a.nodeID, smID, "maps_to", map[string]any{"inline": inline}, ev)
 	b.sourceMaps++
 	if err != nil {
 		st.unknown("invalid-source-map", smID, mapPath, -1, err.Error())

@@ -286,7 +286,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			break
 		}
 		var nodes, edges, labels, relations []string
-		var locations []any
+		var locations []map[string]any
 		auth := map[string]bool{}
 		inference := false
 		for j := i; j >= 0; j = steps[j].prev {
@@ -315,7 +315,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		end := ix.nodes[nodes[len(nodes)-1]].Kind
 		endKinds[end]++
 		p := map[string]any{"node_ids": nodes, "edge_ids": edges, "end_kind": end, "authorities": jaKeys(auth), "contains_inference": inference,
-			"labels": labels, "relations": jaStrList(relations), "locations": append([]any{}, locations...)}
+			"labels": labels, "relations": jaStrList(relations), "locations": append([]map[string]any{}, locations...)}
 		p["path_id"] = core.MustDigest(map[string]any{"node_ids": nodes, "edge_ids": edges})
 		paths = append(paths, p)
 	}
@@ -369,20 +369,40 @@ func traceNode(ix *appIndex, n *Node) TraceNode {
 
 // stepLocation is where a path step's edge was seen, as the other
 // JavaScript tools place code: the file, its byte offset and the offset's
-// line (1-based) and column (0-based, UTF-16 units), null where the graph
-// has none (an edge from package metadata, a call no token places). null
-// for an edge with no location at all.
-func stepLocation(e *Edge) any {
+// line (1-based) and column (0-based, UTF-16 units). Where the graph has
+// no line (an edge from package metadata or a source map's list of
+// sources, a call no token places), those are null and unknown_reason
+// says why.
+func stepLocation(e *Edge) map[string]any {
+	loc := map[string]any{"path": nil, "offset": nil, "line": nil, "column": nil}
 	if len(e.Evidence.Locations) == 0 {
-		return nil
+		loc["unknown_reason"] = "the graph records no place for this " + e.Relation + " edge"
+		return loc
 	}
 	l := e.Evidence.Locations[0]
-	loc := map[string]any{"path": l.Path, "offset": nil, "line": nil, "column": nil}
+	loc["path"] = l.Path
 	if l.Offset != nil {
 		loc["offset"] = *l.Offset
 	}
 	if l.Line > 0 {
 		loc["line"], loc["column"] = l.Line, l.Column
+		return loc
+	}
+	switch {
+	case e.Evidence.Basis == "package-metadata":
+		why := "declared by package metadata"
+		if f, _ := e.Properties["field"].(string); f != "" {
+			why += " (the " + f + " field)"
+		}
+		loc["unknown_reason"] = why + ", not by a statement"
+	case e.Relation == "contains":
+		loc["unknown_reason"] = "the file holds it (a source map's sources, an archive's entries): no statement places it"
+	case e.Evidence.Basis == "source-map":
+		loc["unknown_reason"] = "read from a source map, which records no position for it"
+	case l.Offset != nil:
+		loc["unknown_reason"] = "the line and column of this offset were not kept"
+	default:
+		loc["unknown_reason"] = "no literal or call position places it in the source"
 	}
 	return loc
 }
