@@ -26,6 +26,10 @@ ipcMain.handle("notes:save", (event, name, text) => {
   fs.writeFileSync(path.join(dir, name), text);
 });
 
+ipcMain.handle("notes:delete", (event, name) => {
+  fs.unlinkSync(path.join(dir, name));
+});
+
 ipcMain.on("log:write", (event, line) => {
   fs.appendFileSync(logFile, line);
 });
@@ -60,12 +64,14 @@ func traceOf(t *testing.T, s *core.Session, ev *core.Evidence, seed map[string]a
 	return out.Paths
 }
 
-// Each computed storage key is traced by its own expression: main.js's two
-// writes are two paths, each labelled with its call and placed at its
-// line, and a string seed on an expression reaches that key's writer
-// alone, not the other file whose expression reads the same. Before, every
-// computed fs key of the app was one node, so main.js's trace showed one
-// write (the first edge found) and the node led on to every other writer.
+// Each computed storage key is traced by its own expression, and each call
+// on it by its own path: main.js's two keys and its two calls on the first
+// (writeFileSync, unlinkSync) are three paths, each labelled with its call
+// and placed at its line, and a string seed on an expression reaches that
+// key's writer alone, not the other file whose expression reads the same.
+// Before, every computed fs key of the app was one node, so main.js's trace
+// showed one write (the first edge found) and the node led on to every
+// other writer.
 func TestTraceReachesEachComputedStorageKey(t *testing.T) {
 	main := storageApp["main.js"]
 	var got []string
@@ -81,7 +87,8 @@ func TestTraceReachesEachComputedStorageKey(t *testing.T) {
 		l, _ := lineColumn(main, strings.Index(main, text))
 		return jsonNumber(float64(l))
 	}
-	want := []string{"fs.appendFileSync(logFile) at " + line("fs.appendFileSync"), "fs.writeFileSync(path.join(dir, name)) at " + line("fs.writeFileSync")}
+	want := []string{"fs.appendFileSync(logFile) at " + line("fs.appendFileSync"), "fs.unlinkSync(path.join(dir, name)) at " + line("fs.unlinkSync"),
+		"fs.writeFileSync(path.join(dir, name)) at " + line("fs.writeFileSync")}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("main.js's writes %q, want %q", got, want)
 	}

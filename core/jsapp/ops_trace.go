@@ -169,6 +169,10 @@ type step struct {
 	edge string
 	prev int
 	dep  int
+	// again: the step reaches a node an earlier step reached from the
+	// same node, through another persists_to edge (another call on the
+	// same storage key); it ends its path and is no node of its own.
+	again bool
 }
 
 func edgeAuthority(e *Edge) string {
@@ -215,8 +219,10 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	var steps []step
 	seen := map[string]bool{}
 	edgesSeen := map[string]bool{}
+	from := map[string]int{} // the step each node was first reached from
 	for _, s := range seeds {
 		seen[s] = true
+		from[s] = -1
 		steps = append(steps, step{node: s, prev: -1})
 	}
 	edgeByID := map[string]*Edge{}
@@ -228,7 +234,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			return nil, ctx.Err()
 		}
 		st := steps[i]
-		if st.dep >= lim.depth {
+		if st.dep >= lim.depth || st.again {
 			continue
 		}
 		// A source map contains every source of its bundle: reached from
@@ -258,6 +264,11 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			}
 			edgesSeen[e.EdgeID] = true
 			if seen[other] {
+				// Each call on a storage key is a path of its own: a
+				// handler's unlinkSync(p) beside another's writeFileSync(p).
+				if e.Relation == "persists_to" && from[other] == i {
+					steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1, again: true})
+				}
 				continue
 			}
 			if len(seen) >= lim.nodes {
@@ -265,6 +276,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 				continue
 			}
 			seen[other] = true
+			from[other] = i
 			steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1})
 		}
 	}
@@ -325,7 +337,9 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	}
 	var gnodes []TraceNode
 	for _, s := range steps {
-		gnodes = append(gnodes, traceNode(ix, ix.nodes[s.node]))
+		if !s.again {
+			gnodes = append(gnodes, traceNode(ix, ix.nodes[s.node]))
+		}
 	}
 	var gedges []map[string]any
 	for _, id := range jaKeys(edgesSeen) {
@@ -349,7 +363,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	}
 	res := &TraceApplicationFeatureResult{SourceGraphID: ix.res.Graph.GraphID, Seed: TraceSeed{Kind: kind, Value: value, Match: match, CaseSensitive: cs},
 		Direction: dir, SeedMatches: matches, Paths: jaMaps(paths), Graph: graph, NativeHandoffs: handoffs,
-		Summary:  TraceSummary{SeedMatches: matched, Paths: len(paths), NodesVisited: len(steps), EdgesVisited: len(gedges), EndKinds: endKinds},
+		Summary:  TraceSummary{SeedMatches: matched, Paths: len(paths), NodesVisited: len(gnodes), EdgesVisited: len(gedges), EndKinds: endKinds},
 		Coverage: cov}
 	res.TraceID = "jatr_" + digestWithout(res, "trace_id")
 	if err := ctx.Err(); err != nil {
