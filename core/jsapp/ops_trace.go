@@ -19,9 +19,9 @@ func opTraceApplicationFeature() *core.Operation {
 		Name:  "trace_application_feature",
 		Title: "Trace Application Feature",
 		Description: "Trace one feature through a JavaScript application graph (analyze_javascript_application Evidence, inline or retained): " +
-			"seed by module path, string literal, route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
+			"seed by module path, string literal (or a computed storage key's expression), route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
 			"outgoing, incoming or both within bounded depth. Paths list their node and edge IDs with a human label per node (file, module, " +
-			"original source, channel), the relation and location (path, offset, line, column) per step, end kind, authorities and whether any step is inferred.",
+			"original source, channel), the relation and location (path, offset, line, column, else unknown_reason) per step, end kind, authorities and whether any step is inferred.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
@@ -478,7 +478,7 @@ func opTraceJSSemantics() *core.Operation {
 		Name:  "trace_javascript_semantics",
 		Title: "Trace JavaScript Semantics",
 		Description: "Query the semantic relations of an analyzed application (inline or retained analyze_javascript_application Evidence): " +
-			"for an exported symbol, its definitions (exports; a re-export names the one it passes on as definition) and references (imports naming it); for a module path or specifier, " +
+			"for an exported symbol, its definitions (exports; a re-export names the one it passes on as definition, and takes its value) and references (imports naming it); for a module path or specifier, " +
 			"who imports it and what it imports. Unresolved frontiers (computed specifiers) on the involved modules are listed.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
