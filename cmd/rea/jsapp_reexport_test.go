@@ -136,3 +136,37 @@ func TestCLIAnalyzeRecordsClauseReexport(t *testing.T) {
 		t.Errorf("index.mjs's export shapes do not give find search's shape")
 	}
 }
+
+// A re-export's value is the value of the definition it passes on: find,
+// query and s are search(q, opts), a function of two parameters, and say
+// so (value_from "definition") with the module their specifier resolves
+// to; join, from node:path outside the application, stays unknown. Before,
+// every re-export's value was unknown while its definition was known.
+func TestJSSemanticsReexportTakesItsDefinitionsValue(t *testing.T) {
+	dir, _ := reexportApp(t)
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	app := map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	for _, c := range []struct{ symbol, kind, from, module string }{
+		{"find", "function", "definition", "x.mjs"},
+		{"query", "function", "definition", "index.mjs"},
+		{"s", "function", "definition", "all.mjs"},
+		{"join", "unknown", "", ""},
+	} {
+		res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": app, "query": map[string]any{"kind": "symbol", "value": c.symbol}})
+		var a struct {
+			Definitions []struct {
+				Value      map[string]any `json:"value"`
+				ValueFrom  string         `json:"value_from"`
+				TargetPath string         `json:"target_path"`
+			}
+		}
+		if err := json.Unmarshal(res.NormalizedResult, &a); err != nil || len(a.Definitions) != 1 {
+			t.Fatalf("%s: %v %s", c.symbol, err, res.NormalizedResult)
+		}
+		d := a.Definitions[0]
+		if d.Value["kind"] != c.kind || d.ValueFrom != c.from || d.TargetPath != c.module || (c.kind == "function" && d.Value["params"] != 2.0) {
+			t.Errorf("%s: value %v from %q, module %q; want %s from %q, module %q", c.symbol, d.Value, d.ValueFrom, d.TargetPath, c.kind, c.from, c.module)
+		}
+	}
+}

@@ -701,7 +701,7 @@ func (b *jsappBuilder) electronPhase() {
 			switch {
 			case c.New && isWindowConstructor(last):
 				b.electron = true
-				b.process("electron-main", a, b.at(a, c.Offset))
+				b.process("electron-main", a, b.atCall(a, c, c.Offset))
 				windows = append(windows, b.browserWindow(a, c))
 			case last == "loadFile" || last == "loadURL":
 				b.load(a, c, windows)
@@ -836,6 +836,22 @@ func findProp(v ports.JSValue, dotted string) (ports.JSValue, bool) {
 	return cur, true
 }
 
+// valueOffset is where value v is written: its own offset (a literal's),
+// else its first literal's (path.join(__dirname, "preload.js")), or -1.
+func valueOffset(v ports.JSValue) int64 {
+	if v.Offset >= 0 {
+		return v.Offset
+	}
+	for _, l := range [][]ports.JSValue{v.Args, v.Parts, v.Items} {
+		for _, x := range l {
+			if o := valueOffset(x); o >= 0 {
+				return o
+			}
+		}
+	}
+	return -1
+}
+
 func (b *jsappBuilder) browserWindow(a *jsAsset, c ports.JSCall) string {
 	b.windows++
 	key := fmt.Sprintf("%s@%d#%d", a.path, c.Offset, b.windows)
@@ -849,13 +865,16 @@ func (b *jsappBuilder) browserWindow(a *jsAsset, c ports.JSCall) string {
 			props[k] = v.Value == "true"
 		}
 	}
-	id := b.g.node("browser-window", b.localKey("browser-window", key), "BrowserWindow", props, b.at(a, c.Offset))
+	id := b.g.node("browser-window", b.localKey("browser-window", key), "BrowserWindow", props, b.atCall(a, c, c.Offset))
 	b.callEdge(a, c, id, "calls", map[string]any{"callee": c.Callee}, b.atCall(a, c, c.Offset))
 	if v, ok := findProp(opts, "webPreferences.preload"); ok {
+		// At the preload value's first literal (path.join(__dirname,
+		// "preload.js")), else at the constructor.
+		off := valueOffset(v)
 		if p, ok := b.pathValue(a, v, path.Dir(a.path)); ok {
 			if pa := b.st.assets[p]; pa != nil {
-				pid := b.process("electron-preload", pa, b.at(a, v.Offset))
-				b.g.edge(id, pid, "loads", map[string]any{"via": "webPreferences.preload"}, b.at(a, v.Offset))
+				pid := b.process("electron-preload", pa, b.atCall(a, c, off))
+				b.g.edge(id, pid, "loads", map[string]any{"via": "webPreferences.preload"}, b.atCall(a, c, off))
 			} else {
 				b.st.unknown("unresolved-preload", a.nodeID, a.path, v.Offset, "preload "+p+" is not an inventoried JavaScript file")
 			}
@@ -928,7 +947,7 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 			if sa := b.st.assets[p]; sa != nil {
 				sa.roles["renderer"] = true
 				b.g.edge(rid, sa.nodeID, "loads", map[string]any{"via": "script", "src": s},
-					GraphEvidence{Basis: "html-markup", Confidence: core.ConfidenceObserved, Locations: []GraphLocation{{Path: target, Offset: offsetPtr(int64(tag.offset))}}})
+					GraphEvidence{Basis: "html-markup", Confidence: core.ConfidenceObserved, Locations: []GraphLocation{{Path: target, Offset: offsetPtr(int64(tag.offset)), Line: tag.line, Column: tag.column}}})
 			} else {
 				b.st.unknown("unresolved-script", rid, target, int64(tag.offset), "script "+s+" is not in the app")
 			}
@@ -1241,16 +1260,12 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 	var key string
 	var off int64 = c.Offset
 	switch area {
-	case "localStorage", "sessionStorage":
+	case "localStorage", "sessionStorage", "indexedDB":
 		if s, o, ok := firstString(c); ok {
 			key, off = s, o
+		} else if len(c.Args) > 0 && c.Args[0].Kind == ports.JSValTemplate {
+			key = c.Args[0].Value // "last:" + name: last:${}
 		} else if op != "clear" {
-			key = "${}"
-		}
-	case "indexedDB":
-		if s, o, ok := firstString(c); ok {
-			key, off = s, o
-		} else {
 			key = "${}"
 		}
 	case "fs":
@@ -1273,41 +1288,124 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 	if key != "" {
 		name = area + ":" + key
 	}
-	id := b.g.node("storage", b.localKey("storage", name), name, map[string]any{"area": area, "key": key}, b.at(a, off))
-	props := map[string]any{"api": c.Callee, "operation": op}
+	// A key computed at run time is known by its expression in its file:
+	// each distinct expression is a storage node of its own, so a trace
+	// reaches each write, not the first of them all. The same text in
+	// another file is another value.
+	props := map[string]any{"area": area, "key": key}
+	label, ident, expr := name, name, ""
+	if strings.Contains(key, "${}") && len(c.Args) > 0 {
+		expr = keyExpression(key, c.Args[0])
+		props["expression"] = expr
+		label = area + ":" + expr
+		ident = label + " in " + a.path
+	}
+	id := b.g.node("storage", b.localKey("storage", ident), label, props, b.at(a, off))
+	eprops := map[string]any{"api": c.Callee, "operation": op}
 	if key == "${}" && len(c.Args) > 0 {
 		if s := argumentText(c.Args[0]); s != "" {
-			props["argument"] = s // what the key is known as: fs.writeFileSync(p)
+			eprops["argument"] = s // what the key is known as: fs.writeFileSync(p)
 		}
 	}
-	b.callEdge(a, c, id, "persists_to", props, b.atCall(a, c, off))
-	b.storage[name] = true
+	b.callEdge(a, c, id, "persists_to", eprops, b.atCall(a, c, off))
+	b.storage[ident] = true
 	if key == "${}" {
 		if off < 0 {
 			off = callPlace(c)
 		}
-		b.st.unknown("dynamic-storage-key", a.nodeID, a.path, off, c.Callee+" key is computed at run time")
+		b.st.unknown("dynamic-storage-key", a.nodeID, a.path, off, c.Callee+" key is computed at run time: "+expr)
 	}
 }
 
-// argumentText is what a computed argument is known as in the source: a
-// name or member path (p, opts.file), a call's callee (path.join(…)), or
-// "" for anything else. At most 64 bytes, so a long path does not bloat
-// the edge.
-func argumentText(v ports.JSValue) string {
-	var s string
-	switch v.Kind {
-	case ports.JSValName:
-		s = v.Value
-	case ports.JSValCall:
-		if v.Value != "" {
-			s = v.Value + "(…)"
+// maxExpressionBytes bounds the text of a computed key's expression
+// (keyExpression, argumentText), so a long one does not bloat the graph.
+const maxExpressionBytes = 120
+
+// keyExpression is computed key key (with ${} for each part known only at
+// run time) with each part as the source writes it, from the argument v
+// that gives it: ${path.join(dir, name)}, last:${name}.
+func keyExpression(key string, v ports.JSValue) string {
+	var parts []string
+	if key == "${}" && v.Kind != ports.JSValTemplate {
+		parts = []string{exprText(v, 0)}
+	} else {
+		for _, p := range v.Parts {
+			parts = append(parts, exprText(p, 0))
 		}
 	}
-	if len(s) > 64 {
-		return ""
+	var sb strings.Builder
+	rest := key
+	for i := 0; ; i++ {
+		j := strings.Index(rest, "${}")
+		if j < 0 {
+			sb.WriteString(rest)
+			break
+		}
+		sb.WriteString(rest[:j+2])
+		if i < len(parts) {
+			sb.WriteString(parts[i])
+		} else {
+			sb.WriteString("…")
+		}
+		sb.WriteByte('}')
+		rest = rest[j+3:]
 	}
-	return s
+	return boundText(sb.String())
+}
+
+// exprText is an argument as the source writes it, as far as the parse
+// kept it: names, member paths, literals, calls with their arguments and
+// templates; "…" for anything else.
+func exprText(v ports.JSValue, depth int) string {
+	switch v.Kind {
+	case ports.JSValString:
+		return strconv.Quote(v.Value)
+	case ports.JSValNumber, ports.JSValBool, ports.JSValName:
+		return v.Value
+	case ports.JSValNull:
+		return "null"
+	case ports.JSValCall, ports.JSValNew:
+		if v.Value == "" {
+			break
+		}
+		s := v.Value + "("
+		if v.Kind == ports.JSValNew {
+			s = "new " + s
+		}
+		if depth >= 3 && len(v.Args) > 0 {
+			return s + "…)"
+		}
+		for i, a := range v.Args {
+			if i > 0 {
+				s += ", "
+			}
+			s += exprText(a, depth+1)
+		}
+		return s + ")"
+	case ports.JSValTemplate:
+		return "`" + keyExpression(v.Value, v) + "`"
+	}
+	return "…"
+}
+
+// boundText cuts s to maxExpressionBytes at a rune boundary, ending it
+// with "…" when cut.
+func boundText(s string) string {
+	if len(s) <= maxExpressionBytes {
+		return s
+	}
+	return truncateUTF8(s, maxExpressionBytes-len("…")) + "…"
+}
+
+// argumentText is what a computed argument is known as in the source
+// (exprText): a name or member path (p, opts.file), a call with its
+// arguments (path.join(dir, name)), or "" when the parse kept nothing of
+// it. At most maxExpressionBytes, so a long one does not bloat the edge.
+func argumentText(v ports.JSValue) string {
+	if s := exprText(v, 0); s != "…" {
+		return boundText(s)
+	}
+	return ""
 }
 
 // isNativeCall reports a call on a binding required from a .node add-on.
@@ -1967,7 +2065,11 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 	}
 	ident := b.pathKey(mapPath)
 	smID := b.g.node("source-map", ident, mapPath, props, GraphEvidence{Basis: "source-map", Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(refOff)}}})
-	b.g.edge(a.nodeID, smID, "maps_to", map[string]any{"inline": inline}, b.at(a, refOff))
+	ev := b.at(a, refOff)
+	if p, ok := a.src.refAt(refOff); ok && ev.Locations[0].Line == 0 {
+		ev.Locations[0].Line, ev.Locations[0].Column = int64(p.line)+1, int64(p.col)
+	}
+	b.g.edge(a.nodeID, smID, "maps_to", map[string]any{"inline": inline}, ev)
 	b.sourceMaps++
 	if err != nil {
 		st.unknown("invalid-source-map", smID, mapPath, -1, err.Error())

@@ -55,7 +55,7 @@ type GraphEvidence struct {
 }
 
 // GraphLocation is a place in a file: its byte offset and, for a
-// JavaScript file, the offset's line (1-based) and column (0-based, UTF-16
+// JavaScript or HTML file, the offset's line (1-based) and column (0-based, UTF-16
 // units), 0 as a line meaning unknown. Line and column follow from the
 // offset and the file's bytes, so the IDs digest the path and offset alone
 // (appendGraphEvidence).

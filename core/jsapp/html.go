@@ -2,9 +2,11 @@ package jsapp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -76,6 +78,9 @@ type scriptTag struct {
 	src    string
 	offset int
 	module bool
+	// line (1-based) and column (0-based, UTF-16 units) of offset, as
+	// positionsAt counts them in a JavaScript file.
+	line, column int64
 }
 
 // scriptTags returns the <script src> start tags of an HTML document that
@@ -92,6 +97,26 @@ type scriptTag struct {
 //     <plaintext>;
 //   - inside a <template>, whose content is parsed but not run.
 func scriptTags(doc []byte) []scriptTag {
+	tags := scanScriptTags(doc)
+	if len(tags) == 0 {
+		return tags
+	}
+	offs := make([]int64, len(tags))
+	for i, t := range tags {
+		offs[i] = int64(t.offset)
+	}
+	pos := positionsAt(doc, offs)
+	for i := range tags {
+		j, ok := slices.BinarySearchFunc(pos, int64(tags[i].offset), func(c callPosition, off int64) int { return cmp.Compare(c.off, off) })
+		if ok {
+			tags[i].line, tags[i].column = int64(pos[j].line)+1, int64(pos[j].col)
+		}
+	}
+	return tags
+}
+
+// scanScriptTags is scriptTags without their lines and columns.
+func scanScriptTags(doc []byte) []scriptTag {
 	var out []scriptTag
 	template := 0 // the <template> elements open
 	for i := 0; ; {
@@ -301,7 +326,7 @@ func commentEnd(rest []byte) int {
 // scriptTags finds.
 func moduleScriptSrcs(doc []byte) []string {
 	var out []string
-	for _, t := range scriptTags(doc) {
+	for _, t := range scanScriptTags(doc) {
 		if t.module {
 			out = append(out, t.src)
 		}

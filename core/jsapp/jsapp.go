@@ -949,6 +949,11 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 			continue
 		}
 		offs = append(offs, c.Offset, callPlace(c))
+		if c.New && isWindowConstructor(calleeLast(c)) && len(c.Args) > 0 {
+			if v, ok := findProp(c.Args[0], "webPreferences.preload"); ok {
+				offs = append(offs, valueOffset(v)) // the preload's loads edge (browserWindow)
+			}
+		}
 		for _, v := range c.Args {
 			if v.Offset >= 0 {
 				offs = append(offs, v.Offset)

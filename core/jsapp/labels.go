@@ -77,9 +77,16 @@ func humanLabel(ix *appIndex, n *Node) string {
 	case "native-export":
 		return pathBase(n.propString("addon")) + "#" + n.propString("export")
 	case "storage":
+		if e := n.propString("expression"); e != "" {
+			// A computed key, by its expression in the source:
+			// fs ${path.join(dir, name)}.
+			return n.propString("area") + " " + e
+		}
 		if n.propString("key") == "${}" {
-			// Every computed key of an area is one node: the calls that
-			// reach it say what each key is known as (dynamicStorageStep).
+			// An analysis before computed keys had their expressions:
+			// every computed key of an area is one node, and the calls
+			// that reach it say what each key is known as
+			// (dynamicStorageStep).
 			return n.propString("area") + " " + dynamicKey(n.propString("area"))
 		}
 		return n.propString("area") + " " + n.propString("key")

@@ -41,7 +41,7 @@ import (
 //     outside_app) are left out (unset names those it lacks), evidence.basis
 //     when it is the default of the node kind or edge relation,
 //     evidence.confidence when it is "observed"; a location is
-//     [path_index], [path_index, offset] or, in a JavaScript file,
+//     [path_index], [path_index, offset] or, in a JavaScript or HTML file,
 //     [path_index, offset, line, column] into graph.paths.
 //
 // Readers decode with DecodeGraph (and decodeApp for the whole result) and

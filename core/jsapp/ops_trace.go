@@ -19,9 +19,9 @@ func opTraceApplicationFeature() *core.Operation {
 		Name:  "trace_application_feature",
 		Title: "Trace Application Feature",
 		Description: "Trace one feature through a JavaScript application graph (analyze_javascript_application Evidence, inline or retained): " +
-			"seed by module path, string literal, route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
+			"seed by module path, string literal (or a computed storage key's expression), route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
 			"outgoing, incoming or both within bounded depth. Paths list their node and edge IDs with a human label per node (file, module, " +
-			"original source, channel), the relation and location (path, offset, line, column) per step, end kind, authorities and whether any step is inferred.",
+			"original source, channel), the relation and location (path, offset, line, column, else unknown_reason) per step, end kind, authorities and whether any step is inferred.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
@@ -133,7 +133,7 @@ func seedNodes(ix *appIndex, kind string, match func(string) bool) []string {
 				set[n.NodeID] = true
 			}
 		case "string":
-			for _, k := range []string{"url", "channel", "key", "world_key"} {
+			for _, k := range []string{"url", "channel", "key", "world_key", "expression"} {
 				if s := n.propString(k); s != "" && match(s) {
 					set[n.NodeID] = true
 				}
@@ -169,6 +169,10 @@ type step struct {
 	edge string
 	prev int
 	dep  int
+	// again: the step reaches a node an earlier step reached from the
+	// same node, through another persists_to edge (another call on the
+	// same storage key); it ends its path and is no node of its own.
+	again bool
 }
 
 func edgeAuthority(e *Edge) string {
@@ -215,8 +219,10 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	var steps []step
 	seen := map[string]bool{}
 	edgesSeen := map[string]bool{}
+	from := map[string]int{} // the step each node was first reached from
 	for _, s := range seeds {
 		seen[s] = true
+		from[s] = -1
 		steps = append(steps, step{node: s, prev: -1})
 	}
 	edgeByID := map[string]*Edge{}
@@ -228,7 +234,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			return nil, ctx.Err()
 		}
 		st := steps[i]
-		if st.dep >= lim.depth {
+		if st.dep >= lim.depth || st.again {
 			continue
 		}
 		// A source map contains every source of its bundle: reached from
@@ -258,6 +264,11 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			}
 			edgesSeen[e.EdgeID] = true
 			if seen[other] {
+				// Each call on a storage key is a path of its own: a
+				// handler's unlinkSync(p) beside another's writeFileSync(p).
+				if e.Relation == "persists_to" && from[other] == i {
+					steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1, again: true})
+				}
 				continue
 			}
 			if len(seen) >= lim.nodes {
@@ -265,6 +276,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 				continue
 			}
 			seen[other] = true
+			from[other] = i
 			steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1})
 		}
 	}
@@ -286,7 +298,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			break
 		}
 		var nodes, edges, labels, relations []string
-		var locations []any
+		var locations []map[string]any
 		auth := map[string]bool{}
 		inference := false
 		for j := i; j >= 0; j = steps[j].prev {
@@ -315,7 +327,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		end := ix.nodes[nodes[len(nodes)-1]].Kind
 		endKinds[end]++
 		p := map[string]any{"node_ids": nodes, "edge_ids": edges, "end_kind": end, "authorities": jaKeys(auth), "contains_inference": inference,
-			"labels": labels, "relations": jaStrList(relations), "locations": append([]any{}, locations...)}
+			"labels": labels, "relations": jaStrList(relations), "locations": append([]map[string]any{}, locations...)}
 		p["path_id"] = core.MustDigest(map[string]any{"node_ids": nodes, "edge_ids": edges})
 		paths = append(paths, p)
 	}
@@ -325,7 +337,9 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	}
 	var gnodes []TraceNode
 	for _, s := range steps {
-		gnodes = append(gnodes, traceNode(ix, ix.nodes[s.node]))
+		if !s.again {
+			gnodes = append(gnodes, traceNode(ix, ix.nodes[s.node]))
+		}
 	}
 	var gedges []map[string]any
 	for _, id := range jaKeys(edgesSeen) {
@@ -349,7 +363,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	}
 	res := &TraceApplicationFeatureResult{SourceGraphID: ix.res.Graph.GraphID, Seed: TraceSeed{Kind: kind, Value: value, Match: match, CaseSensitive: cs},
 		Direction: dir, SeedMatches: matches, Paths: jaMaps(paths), Graph: graph, NativeHandoffs: handoffs,
-		Summary:  TraceSummary{SeedMatches: matched, Paths: len(paths), NodesVisited: len(steps), EdgesVisited: len(gedges), EndKinds: endKinds},
+		Summary:  TraceSummary{SeedMatches: matched, Paths: len(paths), NodesVisited: len(gnodes), EdgesVisited: len(gedges), EndKinds: endKinds},
 		Coverage: cov}
 	res.TraceID = "jatr_" + digestWithout(res, "trace_id")
 	if err := ctx.Err(); err != nil {
@@ -369,20 +383,40 @@ func traceNode(ix *appIndex, n *Node) TraceNode {
 
 // stepLocation is where a path step's edge was seen, as the other
 // JavaScript tools place code: the file, its byte offset and the offset's
-// line (1-based) and column (0-based, UTF-16 units), null where the graph
-// has none (an edge from package metadata, a call no token places). null
-// for an edge with no location at all.
-func stepLocation(e *Edge) any {
+// line (1-based) and column (0-based, UTF-16 units). Where the graph has
+// no line (an edge from package metadata or a source map's list of
+// sources, a call no token places), those are null and unknown_reason
+// says why.
+func stepLocation(e *Edge) map[string]any {
+	loc := map[string]any{"path": nil, "offset": nil, "line": nil, "column": nil}
 	if len(e.Evidence.Locations) == 0 {
-		return nil
+		loc["unknown_reason"] = "the graph records no place for this " + e.Relation + " edge"
+		return loc
 	}
 	l := e.Evidence.Locations[0]
-	loc := map[string]any{"path": l.Path, "offset": nil, "line": nil, "column": nil}
+	loc["path"] = l.Path
 	if l.Offset != nil {
 		loc["offset"] = *l.Offset
 	}
 	if l.Line > 0 {
 		loc["line"], loc["column"] = l.Line, l.Column
+		return loc
+	}
+	switch {
+	case e.Evidence.Basis == "package-metadata":
+		why := "declared by package metadata"
+		if f, _ := e.Properties["field"].(string); f != "" {
+			why += " (the " + f + " field)"
+		}
+		loc["unknown_reason"] = why + ", not by a statement"
+	case e.Relation == "contains":
+		loc["unknown_reason"] = "the file holds it (a source map's sources, an archive's entries): no statement places it"
+	case e.Evidence.Basis == "source-map":
+		loc["unknown_reason"] = "read from a source map, which records no position for it"
+	case l.Offset != nil:
+		loc["unknown_reason"] = "the line and column of this offset were not kept"
+	default:
+		loc["unknown_reason"] = "no literal or call position places it in the source"
 	}
 	return loc
 }
@@ -444,7 +478,7 @@ func opTraceJSSemantics() *core.Operation {
 		Name:  "trace_javascript_semantics",
 		Title: "Trace JavaScript Semantics",
 		Description: "Query the semantic relations of an analyzed application (inline or retained analyze_javascript_application Evidence): " +
-			"for an exported symbol, its definitions (exports; a re-export names the one it passes on as definition) and references (imports naming it); for a module path or specifier, " +
+			"for an exported symbol, its definitions (exports; a re-export names the one it passes on as definition, and takes its value) and references (imports naming it); for a module path or specifier, " +
 			"who imports it and what it imports. Unresolved frontiers (computed specifiers) on the involved modules are listed.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
@@ -534,8 +568,24 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 				reexports = newReexportIndex(ix.res.Semantic.Relations)
 			}
 			out["definition"] = nil
+			// The module the specifier resolves to, as an import of it
+			// names it.
+			if tgt := reexports.module(r); tgt != "" && isNull(r["target_node_id"]) && ix.nodes[tgt] != nil {
+				out["target_node_id"] = tgt
+				if p := ix.nodes[tgt].propString("path"); p != "" {
+					out["target_path"] = p
+				}
+			}
 			if d, why := reexports.definition(r); d != nil {
 				out["definition"] = decorate(d)
+				// The file passes on the definition's value: its kind is
+				// the definition's, which the re-export's own row cannot
+				// know.
+				if v, _ := r["value"].(map[string]any); v == nil || v["kind"] == "unknown" {
+					if dv, ok := d["value"].(map[string]any); ok && dv["kind"] != "unknown" {
+						out["value"], out["value_from"] = dv, "definition"
+					}
+				}
 			} else {
 				out["definition_unknown_reason"] = why
 			}

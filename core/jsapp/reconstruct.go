@@ -177,7 +177,7 @@ func obligation(ix *appIndex, n *Node, kind string) map[string]any {
 	case "storage":
 		req = "persist to " + n.label()
 		match["key"] = n.label()
-		if strings.Contains(n.label(), "${}") {
+		if strings.Contains(n.propString("key"), "${}") {
 			status = "partial"
 		}
 	case "worker", "service-worker":

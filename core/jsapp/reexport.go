@@ -93,3 +93,11 @@ func (x *reexportIndex) definition(r map[string]any) (map[string]any, string) {
 	}
 	return follow(r, 0)
 }
+
+// module is the node of the module re-export r's specifier resolves to, or
+// "" when it resolves to none of the application.
+func (x *reexportIndex) module(r map[string]any) string {
+	src, _ := r["source_node_id"].(string)
+	spec, _ := r["specifier"].(string)
+	return x.target[[2]string{src, spec}]
+}

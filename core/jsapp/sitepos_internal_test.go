@@ -54,3 +54,17 @@ func TestSitePositionsEndLinesAsTheParserDoes(t *testing.T) {
 		}
 	}
 }
+
+// positionFromEnd, which places a sourceMappingURL comment by reading from
+// it to the end, agrees with positionsAt's sweep from the start whatever
+// ends the lines before it and whatever its line holds.
+func TestPositionFromEndAgreesWithPositionsAt(t *testing.T) {
+	for _, pre := range []string{"", "a\n", "x\r\ny\r\n", "x\ry\u2028é😀 ", "a\u2029“b”\n\r\nc; "} {
+		src := []byte(pre + "//# sourceMappingURL=a.js.map\n")
+		off := int64(len(pre))
+		want := positionsAt(src, []int64{off})[0].genPos
+		if got := positionFromEnd(src, off, lineCount(src)); got != want {
+			t.Errorf("%q: %+v, want %+v", pre, got, want)
+		}
+	}
+}

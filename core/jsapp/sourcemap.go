@@ -264,6 +264,7 @@ type sourceLines struct {
 	lines   int
 	modules []modulePosition // by index in JSFacts.Modules
 	calls   []callPosition   // calls (and worker creations) outside module functions whose edges a map attributes, by their site (mappedSite)
+	ref     callPosition     // the sourceMappingURL comment's (off -1: none)
 }
 
 // genPos is a generated position: 0-based line and column.
@@ -331,7 +332,10 @@ func keepFacts(f *ports.JSFacts, src []byte) *sourceLines {
 	if f.SourceMap == nil {
 		return nil
 	}
-	out := &sourceLines{lines: lineCount(src)}
+	out := &sourceLines{lines: lineCount(src), ref: callPosition{off: -1}}
+	if r := f.SourceMap.Offset; r >= 0 && r <= int64(len(src)) {
+		out.ref = callPosition{r, positionFromEnd(src, r, out.lines)}
+	}
 	var offs []int64
 	for _, c := range f.Calls {
 		if off, ok := mappedSite(c); ok && off >= 0 && c.InModule < 0 {
@@ -374,4 +378,31 @@ func keepFacts(f *ports.JSFacts, src []byte) *sourceLines {
 		}
 	}
 	return out
+}
+
+// positionFromEnd is positionsAt's position of offset off of src, whose
+// lineCount is lines, counted from off on: a sourceMappingURL comment ends
+// the file, so this reads its last line, not the whole bundle.
+func positionFromEnd(src []byte, off int64, lines int) genPos {
+	line := lines - lineCount(src[off:])
+	start := int(off)
+	for ; start > 0; start-- {
+		if c := src[start-1]; c == '\n' || c == '\r' || (c == 0xA8 || c == 0xA9) && start >= 3 && src[start-3] == 0xE2 && src[start-2] == 0x80 {
+			break
+		}
+	}
+	p := positionsAt(src[start:off], []int64{off - int64(start)})
+	if len(p) == 0 {
+		return genPos{int32(line), 0}
+	}
+	return genPos{int32(line), p[0].col}
+}
+
+// refAt is the position of the sourceMappingURL comment at off, if
+// keepFacts kept it.
+func (s *sourceLines) refAt(off int64) (genPos, bool) {
+	if s == nil || off < 0 || s.ref.off != off {
+		return genPos{}, false
+	}
+	return s.ref.genPos, true
 }
