@@ -484,14 +484,22 @@ func (m *matcher) calleeName(side int, c callee) string {
 }
 
 // symbol names address addr of one side as a matched pair compares it:
-// a matched function by its left name, else tok.
+// a matched function by its left name, an unmatched unnamed one by the
+// name the added or removed list gives it (sub_1200), else tok. Unmatched
+// unnamed functions are not one function "sub": a call of a removed one
+// replaced by a call of an added one is a change of calls.
 func (m *matcher) symbol(side int, addr uint64, tok string) string {
 	s, taken := m.l, m.lm
 	if side == 1 {
 		s, taken = m.r, m.rm
 	}
-	if i, ok := s.byAddr[addr]; ok && taken[i] >= 0 {
-		return m.l.funcs[m.matches[taken[i]].L].Name
+	if i, ok := s.byAddr[addr]; ok {
+		if taken[i] >= 0 {
+			return m.l.funcs[m.matches[taken[i]].L].Name
+		}
+		if f := s.funcs[i]; f.unnamed() {
+			return displayName(f.Name, f.Address)
+		}
 	}
 	return tok
 }
