@@ -487,7 +487,9 @@ func (m *matcher) calleeName(side int, c callee) string {
 // a matched function by its left name, an unmatched unnamed one by the
 // name the added or removed list gives it (sub_1200), else tok. Unmatched
 // unnamed functions are not one function "sub": a call of a removed one
-// replaced by a call of an added one is a change of calls.
+// replaced by a call of an added one is a change of calls. An added one
+// at the address of a left function is marked (right), as matched
+// functions go by their left names.
 func (m *matcher) symbol(side int, addr uint64, tok string) string {
 	s, taken := m.l, m.lm
 	if side == 1 {
@@ -498,7 +500,11 @@ func (m *matcher) symbol(side int, addr uint64, tok string) string {
 			return m.l.funcs[m.matches[taken[i]].L].Name
 		}
 		if f := s.funcs[i]; f.unnamed() {
-			return displayName(f.Name, f.Address)
+			n := displayName(f.Name, f.Address)
+			if j, ok := m.l.byAddr[addr]; ok && side == 1 && m.l.funcs[j].Name == n {
+				n += " (right)"
+			}
+			return n
 		}
 	}
 	return tok

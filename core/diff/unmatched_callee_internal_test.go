@@ -2,6 +2,8 @@ package diff
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -10,30 +12,28 @@ import (
 	"rea/ports"
 )
 
-// strippedCaller is a stripped build whose main calls one unnamed helper
-// at helper: a loop of loopLen blocks adding step, or (loopLen 0) a
-// straight line loading step.
-func strippedCaller(t *testing.T, helper uint64, loopLen int, step string) *binSide {
-	t.Helper()
-	main := ports.Function{FunctionRange: ports.FunctionRange{Start: 0x1100, End: 0x1110}, InstructionCount: 3,
-		Instructions: []ports.Instruction{{Address: 0x1100, Mnemonic: "mov", Operands: "edi, 0x7", Flow: ports.FlowNext},
-			{Address: 0x1105, Mnemonic: "call", Operands: "0x" + hexOf(helper), Flow: ports.FlowCall, Target: helper, HasTarget: true},
-			{Address: 0x110a, Mnemonic: "ret", Flow: ports.FlowReturn}},
-		Blocks: []ports.BasicBlock{{Start: 0x1100, End: 0x110b, Instructions: 3}}}
+// helperCode is an unnamed helper's code: a loop of loopLen blocks adding
+// step, or (loopLen 0) a straight line loading step.
+type helperCode struct {
+	loopLen int
+	step    string
+}
+
+func (h helperCode) at(helper uint64) ports.Function {
 	var ins []ports.Instruction
 	var blocks []ports.BasicBlock
 	at := helper
-	if loopLen == 0 {
+	if h.loopLen == 0 {
 		for range 6 {
-			ins = append(ins, ports.Instruction{Address: at, Mnemonic: "mov", Operands: "eax, " + step, Flow: ports.FlowNext})
+			ins = append(ins, ports.Instruction{Address: at, Mnemonic: "mov", Operands: "eax, " + h.step, Flow: ports.FlowNext})
 			at += 5
 		}
 		ins = append(ins, ports.Instruction{Address: at, Mnemonic: "ret", Flow: ports.FlowReturn})
 		blocks = []ports.BasicBlock{{Start: helper, End: at + 1, Instructions: len(ins)}}
 	} else {
-		for k := range loopLen {
+		for k := range h.loopLen {
 			start := at
-			ins = append(ins, ports.Instruction{Address: at, Mnemonic: "add", Operands: "eax, " + step, Flow: ports.FlowNext},
+			ins = append(ins, ports.Instruction{Address: at, Mnemonic: "add", Operands: "eax, " + h.step, Flow: ports.FlowNext},
 				ports.Instruction{Address: at + 3, Mnemonic: "cmp", Operands: "eax, edi", Flow: ports.FlowNext},
 				ports.Instruction{Address: at + 5, Mnemonic: "jl", Operands: "0x" + hexOf(helper), Flow: ports.FlowBranch, Target: helper, HasTarget: true})
 			at += 7
@@ -46,12 +46,27 @@ func strippedCaller(t *testing.T, helper uint64, loopLen int, step string) *binS
 		ins = append(ins, ports.Instruction{Address: at, Mnemonic: "ret", Flow: ports.FlowReturn})
 		blocks = append(blocks, ports.BasicBlock{Start: at, End: at + 1, Instructions: 1})
 	}
-	fn := ports.Function{FunctionRange: ports.FunctionRange{Start: helper, End: at + 1}, Instructions: ins, InstructionCount: len(ins), Blocks: blocks}
+	return ports.Function{FunctionRange: ports.FunctionRange{Start: helper, End: at + 1}, Instructions: ins, InstructionCount: len(ins), Blocks: blocks}
+}
+
+// strippedCaller is a stripped build whose main calls the unnamed helper
+// at called, among helpers.
+func strippedCaller(t *testing.T, called uint64, helpers map[uint64]helperCode) *binSide {
+	t.Helper()
+	main := ports.Function{FunctionRange: ports.FunctionRange{Start: 0x1100, End: 0x1110}, InstructionCount: 3,
+		Instructions: []ports.Instruction{{Address: 0x1100, Mnemonic: "mov", Operands: "edi, 0x7", Flow: ports.FlowNext},
+			{Address: 0x1105, Mnemonic: "call", Operands: "0x" + hexOf(called), Flow: ports.FlowCall, Target: called, HasTarget: true},
+			{Address: 0x110a, Mnemonic: "ret", Flow: ports.FlowReturn}},
+		Blocks: []ports.BasicBlock{{Start: 0x1100, End: 0x110b, Instructions: 3}}}
 	b := &fakeBinary{
-		procs: []ports.Procedure{{Address: 0x1100, Name: "main", Source: "entry"}, {Address: helper, Source: "discovered"}},
+		procs: []ports.Procedure{{Address: 0x1100, Name: "main", Source: "entry"}},
 		names: []ports.Name{{Address: 0x1100, Name: "main", Kind: "function"}},
-		fns:   map[uint64]ports.Function{0x1100: main, helper: fn},
-		refs:  []ports.Reference{{From: 0x1105, To: helper, Kind: ports.RefCall}},
+		fns:   map[uint64]ports.Function{0x1100: main},
+		refs:  []ports.Reference{{From: 0x1105, To: called, Kind: ports.RefCall}},
+	}
+	for _, a := range slices.Sorted(maps.Keys(helpers)) {
+		b.procs = append(b.procs, ports.Procedure{Address: a, Source: "discovered"})
+		b.fns[a] = helpers[a].at(a)
 	}
 	s := &binSide{path: "/nonexistent", byAddr: map[uint64]int{}}
 	if err := s.read(context.Background(), b); err != nil {
@@ -69,7 +84,8 @@ func hexOf(v uint64) string { return strconv.FormatUint(v, 16) }
 // compare_binaries listed sub_1200 removed and sub_1300 added.
 func TestCallOfRemovedForAddedUnnamedFunction(t *testing.T) {
 	is := is.New(t)
-	l, r := strippedCaller(t, 0x1200, 3, "0x3"), strippedCaller(t, 0x1300, 0, "0x51")
+	l := strippedCaller(t, 0x1200, map[uint64]helperCode{0x1200: {3, "0x3"}})
+	r := strippedCaller(t, 0x1300, map[uint64]helperCode{0x1300: {0, "0x51"}})
 	m := newMatcher(l, r, false)
 	_, err := m.run(context.Background())
 	is.NoErr(err)
@@ -81,4 +97,27 @@ func TestCallOfRemovedForAddedUnnamedFunction(t *testing.T) {
 	is.Equal(d.Dimensions["calls"].Removed, []string{"sub_1200"})
 	is.Equal(d.Dimensions["calls"].Added, []string{"sub_1300"})
 	is.Equal(d.Dimensions["instructions"].Status, "changed")
+}
+
+// TestCallOfAddedFunctionAtAMatchedOnesAddress: matched functions are
+// compared under their left names, so an added unnamed function at the
+// address a matched one has on the left is marked as the right's. The
+// left main calls the helper at 0x1200; the right one moved it to 0x1300
+// (unchanged) and calls an added helper at 0x1200 instead.
+func TestCallOfAddedFunctionAtAMatchedOnesAddress(t *testing.T) {
+	is := is.New(t)
+	moved := helperCode{3, "0x3"}
+	l := strippedCaller(t, 0x1200, map[uint64]helperCode{0x1200: moved})
+	r := strippedCaller(t, 0x1200, map[uint64]helperCode{0x1200: {0, "0x51"}, 0x1300: moved})
+	m := newMatcher(l, r, false)
+	_, err := m.run(context.Background())
+	is.NoErr(err)
+	is.Equal(len(m.matches), 2)             // main, and the moved helper
+	is.Equal(m.matches[1].Basis, basisHash) // the moved helper
+	is.Equal(r.funcs[m.matches[1].R].Address, uint64(0x1300))
+	o := compareOptions{calleeName: m.calleeName, symbol: m.symbol, unnamed: m.unnamed}
+	d := compareFacts(l.funcs[0], r.funcs[0], o)
+	is.Equal(d.Dimensions["calls"].Status, "changed")
+	is.Equal(d.Dimensions["calls"].Removed, []string{"sub_1200"})
+	is.Equal(d.Dimensions["calls"].Added, []string{"sub_1200 (right)"})
 }
