@@ -9,6 +9,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"rea/core"
 	"rea/ports"
 )
 
@@ -120,4 +121,35 @@ func TestCallOfAddedFunctionAtAMatchedOnesAddress(t *testing.T) {
 	is.Equal(d.Dimensions["calls"].Status, "changed")
 	is.Equal(d.Dimensions["calls"].Removed, []string{"sub_1200"})
 	is.Equal(d.Dimensions["calls"].Added, []string{"sub_1200 (right)"})
+}
+
+type quietProgress struct{}
+
+func (quietProgress) Observe(string, string) {}
+func (quietProgress) Finish(string, string)  {}
+
+// TestRenamedFunctionListed: an identical function renamed (compute_total
+// in one build, sum_pair in the next, matched by its instructions) is
+// listed in renamed. Before, the concise comparison, which lists no
+// unchanged function, named it nowhere: an agent saw neither name.
+func TestRenamedFunctionListed(t *testing.T) {
+	is := is.New(t)
+	named := func(name string, helper uint64) *binSide {
+		b := &fakeBinary{
+			procs: []ports.Procedure{{Address: helper, Name: name, Source: "symbol"}, {Address: 0x1600, Name: "kept", Source: "symbol"}},
+			names: []ports.Name{{Address: helper, Name: name, Kind: "function"}, {Address: 0x1600, Name: "kept", Kind: "function"}},
+			fns:   map[uint64]ports.Function{helper: helperCode{3, "0x3"}.at(helper), 0x1600: helperCode{0, "0x5"}.at(0x1600)},
+		}
+		s := &binSide{path: "/nonexistent", byAddr: map[uint64]int{}}
+		is.NoErr(s.read(context.Background(), b))
+		return s
+	}
+	c := &core.Call{Op: opCompareBinaries(), CallOptions: core.CallOptions{Progress: quietProgress{}}}
+	res, err := compareSides(context.Background(), c, named("compute_total", 0x1200), named("sum_pair", 0x1300), false)
+	is.NoErr(err)
+	is.Equal(res.Summary.Unchanged, 2)
+	is.Equal(len(res.Added)+len(res.Removed), 0)
+	is.Equal(res.Renamed, []CompareBinariesResultRenamedItem{{Left: CompareBinariesResultChangedItemLeft{Name: "compute_total", Address: "0x1200"},
+		Right: CompareBinariesResultChangedItemLeft{Name: "sum_pair", Address: "0x1300"}}})
+	is.Equal(conciseOf(res).Renamed, res.Renamed) // concise keeps it
 }
