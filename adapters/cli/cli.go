@@ -140,7 +140,7 @@ type grammar struct {
 	InspectBundle   inspectBundleCmd   `cmd:"" name:"inspect-evidence-bundle" help:"Validate an exported Evidence bundle and describe it (records, links; --format json prints its canonical bytes and a newline), or with detail summary its records' identities (get_evidence_bundle's projection)."`
 	EvidenceExport  evidenceExportCmd  `cmd:"" name:"evidence-export" help:"Write an Evidence bundle file from imported bundles (--from) and recorded calls (--target, --call), streamed and atomically published."`
 	EvidenceImport  evidenceImportCmd  `cmd:"" name:"evidence-import" help:"Validate a bundle file completely as import_evidence_bundle does and print its summary."`
-	Compare         compareCmd         `cmd:"" help:"Compare two Evidence bundle files (compare_bundles), or two native binaries: matched, changed, added and removed functions (compare_binaries)."`
+	Compare         compareCmd         `cmd:"" help:"Compare two Evidence bundle files (compare_bundles), or two native binaries: matched, changed, renamed, added and removed functions (compare_binaries)."`
 	Setup           setupCmd           `cmd:"" help:"Register this rea with the detected MCP clients: prints the plan, changes nothing without --yes."`
 	Uninstall       uninstallCmd       `cmd:"" help:"Remove rea's registrations and agent skill (and with --purge-data its caches): prints the plan, changes nothing without --yes."`
 	Providers       providersCmd       `cmd:"" help:"List the engines rea knows: which exist, are configured and available, and which operations each offers (no target needed)."`

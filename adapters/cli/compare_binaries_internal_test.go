@@ -1,0 +1,29 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// TestBinaryComparisonShowsRenames: rea compare of two builds shows a
+// function renamed without a change of code (compute_total, now sum_pair)
+// as a renamed row; before, the table had no row for it and neither name
+// appeared. A renamed function that changed keeps only its changed row.
+func TestBinaryComparisonShowsRenames(t *testing.T) {
+	is := is.New(t)
+	result := `{"summary":{"left_functions":3,"right_functions":3,"matched":3,"unchanged":2,"changed":1,"added":0,"removed":0,"match_rate":1,
+ "by_basis":{"name":1,"instruction-hash":2}},"not_comparable":[],
+ "changed":[{"left":{"name":"check","address":"0x1200"},"right":{"name":"verify","address":"0x1300"},"basis":"instruction-hash","similarity":0.9,"changed_dimensions":["strings"]}],
+ "added":[],"removed":[],
+ "renamed":[{"left":{"name":"check","address":"0x1200"},"right":{"name":"verify","address":"0x1300"}},
+  {"left":{"name":"compute_total","address":"0x11ca"},"right":{"name":"sum_pair","address":"0x11c5"}}],
+ "imports":{"added":[],"removed":[]}}`
+	var out bytes.Buffer
+	is.NoErr(writeBinaryComparison(&out, []byte(result)))
+	text := out.String()
+	is.True(strings.Contains(text, "renamed  compute_total 0x11ca  sum_pair 0x11c5")) // the rename has a row
+	is.Equal(strings.Count(text, "verify"), 1)                                        // once, as changed
+}
