@@ -636,10 +636,12 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 		fmt.Fprintf(tw, "  procedures\tfrom symbol and unwind tables only (whole-file discovery not awaited: rea call list_procedures --target PATH waits for it)\n")
 	}
 	fmt.Fprintf(tw, "  evidence\t%s\n", ev.EvidenceID)
-	for _, l := range ev.Limitations {
-		fmt.Fprintf(tw, "  limitation\t%s\n", l)
-	}
 	tw.Flush()
+	// Outside the table: a limitation's label would widen every other
+	// row's, and they are sentences, not values.
+	for _, l := range ev.Limitations {
+		fmt.Fprintf(w, "  limitation: %s\n", l)
+	}
 	fmt.Fprintf(w, "\nSegments\n")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "  NAME\tSTART\tEND\tLENGTH\n")
