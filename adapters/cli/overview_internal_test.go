@@ -21,6 +21,6 @@ func TestOverviewLimitationKeepsTheHeaderAligned(t *testing.T) {
 	var out bytes.Buffer
 	is.NoErr(writeOverview(&out, &core.OpenBinaryResult{Path: "/bin/x", Kind: "executable"}, ev))
 	text := out.String()
-	is.True(strings.Contains(text, "\n  evidence  ev_1\n"))                                           // aligned with format, sha256, ...
+	is.True(strings.Contains(text, "\n  evidence  ev_1\n"))                                         // aligned with format, sha256, ...
 	is.True(strings.Contains(text, "\n  limitation: 4 sections not loaded in memory are left out")) // still shown
 }
