@@ -148,7 +148,8 @@ func nearInSize(funcs []*fnFacts, cands []int) func(n int) []int {
 
 // run matches by name, by normalized-instruction hash (same architecture
 // only), then by structure in rounds, since each round's matches make the
-// call-graph neighbourhoods of the next more telling; below shapeAlone a
+// call-graph neighbourhoods of the next more telling, and by hash again
+// (twins the rounds left); below shapeAlone a
 // structure match needs shared content. Structure pairs a
 // function only with an unnamed one (a stripped build's sub_...): two
 // functions named differently are a rename only when their code is
@@ -160,14 +161,17 @@ func (m *matcher) run(ctx context.Context) (skipped bool, err error) {
 		}
 		return f.Name
 	}, basisName)
-	if !m.crossArch {
-		m.uniqueKeys(func(f *fnFacts) string {
-			if len(f.Insns) < 3 {
-				return "" // too short to tell functions apart
-			}
-			return f.hash()
-		}, basisHash)
+	byHash := func() {
+		if !m.crossArch {
+			m.uniqueKeys(func(f *fnFacts) string {
+				if len(f.Insns) < 3 {
+					return "" // too short to tell functions apart
+				}
+				return f.hash()
+			}, basisHash)
+		}
 	}
+	byHash()
 	m.countContent()
 	for round := 0; round < 3; round++ {
 		if err := ctx.Err(); err != nil {
@@ -223,6 +227,10 @@ func (m *matcher) run(ctx context.Context) (skipped bool, err error) {
 			break
 		}
 	}
+	// Identical functions (twins) tie in every structural round, which
+	// pairs one of them a round: what is left of them once the rounds
+	// end may be unique now.
+	byHash()
 	m.callPositions()
 	return false, nil
 }

@@ -153,3 +153,24 @@ func TestRenamedFunctionListed(t *testing.T) {
 		Right: CompareBinariesResultChangedItemLeft{Name: "sum_pair", Address: "0x1300"}}})
 	is.Equal(conciseOf(res).Renamed, res.Renamed) // concise keeps it
 }
+
+// TestIdenticalTwinsAllMatch: four identical unnamed functions in both
+// builds (ls has such twins: sort comparators) tie in every structural
+// round, which pairs one of them a round; after the last round the one
+// left on each side is the only one of its code, and matches by its hash.
+// Before, /usr/bin/ls against /usr/bin/dir (the same code, one byte of
+// .data apart) reported sub_aee0 removed and sub_aee0 added.
+func TestIdenticalTwinsAllMatch(t *testing.T) {
+	is := is.New(t)
+	twin := helperCode{0, "0x51"}
+	helpers := map[uint64]helperCode{0x1200: {3, "0x3"}, 0x1300: twin, 0x1400: twin, 0x1500: twin, 0x1600: twin}
+	l, r := strippedCaller(t, 0x1200, helpers), strippedCaller(t, 0x1200, helpers)
+	m := newMatcher(l, r, false)
+	_, err := m.run(context.Background())
+	is.NoErr(err)
+	ls, rs := m.unmatched()
+	is.Equal(len(ls)+len(rs), 0) // nothing removed or added
+	for _, x := range m.matches {
+		is.Equal(l.funcs[x.L].Address, r.funcs[x.R].Address) // each with its own copy
+	}
+}
