@@ -101,6 +101,14 @@ func writeBinaryComparison(w io.Writer, result json.RawMessage) error {
 		Added, Removed []ref
 		Renamed        []struct{ Left, Right ref }
 		Imports        struct{ Added, Removed []string } `json:"imports"`
+		Data           struct {
+			Strings struct {
+				Added, Removed []string
+				Omitted        int
+			}
+			SectionsChanged []string `json:"sections_changed"`
+		}
+		Limitations []string
 	}
 	if err := json.Unmarshal(result, &out); err != nil {
 		return err
@@ -159,6 +167,22 @@ func writeBinaryComparison(w io.Writer, result json.RawMessage) error {
 	}
 	if len(out.Imports.Added)+len(out.Imports.Removed) > 0 {
 		fmt.Fprintf(w, "imports: +%v -%v\n", out.Imports.Added, out.Imports.Removed)
+	}
+	// Data can change behaviour with no function changed (ls and dir
+	// differ in one byte of .data): without these lines the table said
+	// only "0 changed".
+	if ds := out.Data.Strings; len(ds.Added)+len(ds.Removed) > 0 {
+		more := ""
+		if ds.Omitted > 0 {
+			more = fmt.Sprintf(" (%d more not listed)", ds.Omitted)
+		}
+		fmt.Fprintf(w, "data strings: +%q -%q%s\n", ds.Added, ds.Removed, more)
+	}
+	if len(out.Data.SectionsChanged) > 0 {
+		fmt.Fprintf(w, "data sections changed: %s\n", strings.Join(out.Data.SectionsChanged, ", "))
+	}
+	for _, l := range out.Limitations {
+		fmt.Fprintf(w, "limitation: %s\n", l)
 	}
 	return nil
 }

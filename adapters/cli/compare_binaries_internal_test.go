@@ -27,3 +27,21 @@ func TestBinaryComparisonShowsRenames(t *testing.T) {
 	is.True(strings.Contains(text, "renamed  compute_total 0x11ca  sum_pair 0x11c5")) // the rename has a row
 	is.Equal(strings.Count(text, "verify"), 1)                                        // once, as changed
 }
+
+// TestBinaryComparisonShowsData: two builds whose code is the same and
+// whose data differs (ls and dir: one byte of .data) print that data
+// changed and the comparison's limitations; before, the text said only
+// "0 changed".
+func TestBinaryComparisonShowsData(t *testing.T) {
+	is := is.New(t)
+	result := `{"summary":{"left_functions":1,"right_functions":1,"matched":1,"unchanged":1,"changed":0,"added":0,"removed":0,"match_rate":1,
+ "by_basis":{"name":1}},"not_comparable":[],"changed":[],"added":[],"removed":[],"imports":{"added":[],"removed":[]},
+ "data":{"strings":{"added":["dir"],"removed":["ls"],"omitted":0},"sections_changed":[".data"]},
+ "limitations":["No function's code changed, but the data did."]}`
+	var out bytes.Buffer
+	is.NoErr(writeBinaryComparison(&out, []byte(result)))
+	text := out.String()
+	is.True(strings.Contains(text, "data strings: +[\"dir\"] -[\"ls\"]\n"))
+	is.True(strings.Contains(text, "data sections changed: .data\n"))
+	is.True(strings.Contains(text, "limitation: No function's code changed, but the data did.\n"))
+}
