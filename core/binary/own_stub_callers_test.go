@@ -69,3 +69,27 @@ func TestCallersOfAFunctionCalledThroughItsOwnStub(t *testing.T) {
 		is.True(!strings.Contains(l, "own stub"))
 	}
 }
+
+// TestCallersOfAFunctionWhoseAddressIsTaken: procedure_callers of ls's main
+// (or of a qsort comparator) found none and said nothing, though _start
+// takes main's address (lea rdi, [rip+main]) to pass it to
+// __libc_start_main. A limitation now names where code takes the address.
+func TestCallersOfAFunctionWhoseAddressIsTaken(t *testing.T) {
+	is := is.New(t)
+	fake := &tableFake{
+		procs: []ports.Procedure{{Address: 0x1100, Name: "_start", Size: 0x40, Source: "entry"}, {Address: 0x1190, Name: "main", Size: 0x40, Source: "symbol"}},
+		names: []ports.Name{{Address: 0x1100, Name: "_start", Kind: "function"}, {Address: 0x1190, Name: "main", Kind: "function"}},
+		refs:  []ports.Reference{{From: 0x1118, To: 0x1190, Kind: ports.RefAddress}},
+	}
+	s := fakeSession(t, fake)
+	res, err := s.Call(context.Background(), "procedure_callers", json.RawMessage(`{"procedure":"main"}`), nil)
+	is.NoErr(err)
+	var out struct{ Total int }
+	is.NoErr(json.Unmarshal(res.Evidence.NormalizedResult, &out))
+	is.Equal(out.Total, 0)
+	said := false
+	for _, l := range res.Evidence.Limitations {
+		said = said || strings.Contains(l, "main's address is taken in code at 0x1118")
+	}
+	is.True(said)
+}
