@@ -140,7 +140,7 @@ type grammar struct {
 	InspectBundle   inspectBundleCmd   `cmd:"" name:"inspect-evidence-bundle" help:"Validate an exported Evidence bundle and describe it (records, links; --format json prints its canonical bytes and a newline), or with detail summary its records' identities (get_evidence_bundle's projection)."`
 	EvidenceExport  evidenceExportCmd  `cmd:"" name:"evidence-export" help:"Write an Evidence bundle file from imported bundles (--from) and recorded calls (--target, --call), streamed and atomically published."`
 	EvidenceImport  evidenceImportCmd  `cmd:"" name:"evidence-import" help:"Validate a bundle file completely as import_evidence_bundle does and print its summary."`
-	Compare         compareCmd         `cmd:"" help:"Compare two Evidence bundle files (compare_bundles), or two native binaries: matched, changed, added and removed functions (compare_binaries)."`
+	Compare         compareCmd         `cmd:"" help:"Compare two Evidence bundle files (compare_bundles), or two native binaries: matched, changed, renamed, added and removed functions (compare_binaries)."`
 	Setup           setupCmd           `cmd:"" help:"Register this rea with the detected MCP clients: prints the plan, changes nothing without --yes."`
 	Uninstall       uninstallCmd       `cmd:"" help:"Remove rea's registrations and agent skill (and with --purge-data its caches): prints the plan, changes nothing without --yes."`
 	Providers       providersCmd       `cmd:"" help:"List the engines rea knows: which exist, are configured and available, and which operations each offers (no target needed)."`
@@ -554,7 +554,7 @@ func (e *env) open(s *core.Session, path string) (*core.Result, error) {
 
 type analyzeCmd struct {
 	Path   string `arg:"" help:"File to analyze." type:"path"`
-	Detail string `enum:"concise,detailed" default:"detailed" help:"Overview detail."`
+	Detail string `enum:"concise,detailed" default:"detailed" help:"concise: counts and segments; detailed (the default): also the first --limit procedures and strings."`
 	Limit  int    `default:"10" help:"How many procedures and strings to show (1-50)."`
 }
 
@@ -636,10 +636,12 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 		fmt.Fprintf(tw, "  procedures\tfrom symbol and unwind tables only (whole-file discovery not awaited: rea call list_procedures --target PATH waits for it)\n")
 	}
 	fmt.Fprintf(tw, "  evidence\t%s\n", ev.EvidenceID)
-	for _, l := range ev.Limitations {
-		fmt.Fprintf(tw, "  limitation\t%s\n", l)
-	}
 	tw.Flush()
+	// Outside the table: a limitation's label would widen every other
+	// row's, and they are sentences, not values.
+	for _, l := range ev.Limitations {
+		fmt.Fprintf(w, "  limitation: %s\n", l)
+	}
 	fmt.Fprintf(w, "\nSegments\n")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "  NAME\tSTART\tEND\tLENGTH\n")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -71,6 +72,12 @@ func (c *compareCmd) compareBinaries(e *env) (ok bool, err error) {
 	if e.g.Format == "json" {
 		return true, e.writeJSON(res.Evidence)
 	}
+	return true, writeBinaryComparison(e.opts.Stdout, res.Evidence.NormalizedResult)
+}
+
+// writeBinaryComparison writes a compare_binaries result as text: the
+// summary, then one row per changed, renamed, removed and added function.
+func writeBinaryComparison(w io.Writer, result json.RawMessage) error {
 	type ref struct{ Name, Address string }
 	var out struct {
 		Summary struct {
@@ -92,12 +99,20 @@ func (c *compareCmd) compareBinaries(e *env) (ok bool, err error) {
 			Dimensions  []string `json:"changed_dimensions"`
 		} `json:"changed"`
 		Added, Removed []ref
+		Renamed        []struct{ Left, Right ref }
 		Imports        struct{ Added, Removed []string } `json:"imports"`
+		Data           struct {
+			Strings struct {
+				Added, Removed []string
+				Omitted        int
+			}
+			SectionsChanged []string `json:"sections_changed"`
+		}
+		Limitations []string
 	}
-	if err := json.Unmarshal(res.Evidence.NormalizedResult, &out); err != nil {
-		return true, err
+	if err := json.Unmarshal(result, &out); err != nil {
+		return err
 	}
-	w := e.opts.Stdout
 	sm := out.Summary
 	rate := "n/a"
 	if sm.MatchRate != nil {
@@ -116,7 +131,19 @@ func (c *compareCmd) compareBinaries(e *env) (ok bool, err error) {
 		fmt.Fprintf(w, "  not comparable: %s (%s)\n", strings.Join(dims, ", "), n.Reason)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	if len(out.Changed)+len(out.Added)+len(out.Removed) > 0 {
+	// A renamed function that also changed has its changed row, which
+	// names both sides already.
+	changed := map[string]bool{}
+	for _, x := range out.Changed {
+		changed[x.Left.Address] = true
+	}
+	var renamed []struct{ Left, Right ref }
+	for _, x := range out.Renamed {
+		if !changed[x.Left.Address] {
+			renamed = append(renamed, x)
+		}
+	}
+	if len(out.Changed)+len(renamed)+len(out.Added)+len(out.Removed) > 0 {
 		fmt.Fprintln(tw, "\nSTATUS\tLEFT\tRIGHT\tBASIS\tSIMILARITY\tCHANGED")
 	}
 	for _, x := range out.Changed {
@@ -126,6 +153,9 @@ func (c *compareCmd) compareBinaries(e *env) (ok bool, err error) {
 		}
 		fmt.Fprintf(tw, "changed\t%s %s\t%s %s\t%s\t%s\t%s\n", x.Left.Name, x.Left.Address, x.Right.Name, x.Right.Address, x.Basis, sim, strings.Join(x.Dimensions, ","))
 	}
+	for _, x := range renamed {
+		fmt.Fprintf(tw, "renamed\t%s %s\t%s %s\t-\t-\t-\n", x.Left.Name, x.Left.Address, x.Right.Name, x.Right.Address)
+	}
 	for _, x := range out.Removed {
 		fmt.Fprintf(tw, "removed\t%s %s\t-\t-\t-\t-\n", x.Name, x.Address)
 	}
@@ -133,10 +163,26 @@ func (c *compareCmd) compareBinaries(e *env) (ok bool, err error) {
 		fmt.Fprintf(tw, "added\t-\t%s %s\t-\t-\t-\n", x.Name, x.Address)
 	}
 	if err := tw.Flush(); err != nil {
-		return true, err
+		return err
 	}
 	if len(out.Imports.Added)+len(out.Imports.Removed) > 0 {
 		fmt.Fprintf(w, "imports: +%v -%v\n", out.Imports.Added, out.Imports.Removed)
 	}
-	return true, nil
+	// Data can change behaviour with no function changed (ls and dir
+	// differ in one byte of .data): without these lines the table said
+	// only "0 changed".
+	if ds := out.Data.Strings; len(ds.Added)+len(ds.Removed) > 0 {
+		more := ""
+		if ds.Omitted > 0 {
+			more = fmt.Sprintf(" (%d more not listed)", ds.Omitted)
+		}
+		fmt.Fprintf(w, "data strings: +%q -%q%s\n", ds.Added, ds.Removed, more)
+	}
+	if len(out.Data.SectionsChanged) > 0 {
+		fmt.Fprintf(w, "data sections changed: %s\n", strings.Join(out.Data.SectionsChanged, ", "))
+	}
+	for _, l := range out.Limitations {
+		fmt.Fprintf(w, "limitation: %s\n", l)
+	}
+	return nil
 }

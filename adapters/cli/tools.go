@@ -150,7 +150,9 @@ func writeProps(tw io.Writer, defs, schema map[string]any, req map[string]bool, 
 		if d, ok := p["default"]; ok {
 			b, _ := json.Marshal(d)
 			def = "default " + string(b)
-		} else if m := defaultInText().FindStringSubmatch(str(p["description"])); m != nil {
+		} else if m := defaultInText().FindStringSubmatch(str(p["description"])); m != nil && obj(p["properties"]) == nil {
+			// An object's fields have rows of their own with their
+			// defaults; its description's "(default 0)" speaks of them.
 			def = "default " + strings.TrimSpace(m[1])
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", name, schemaType(defs, p), flag, def, truncate(oneLine(str(p["description"]), 400), 100))

@@ -502,6 +502,51 @@ const callerItemSchema = `{"type":"object","additionalProperties":false,"require
   "kind":{"enum":["call","tail-call"]},"call_sites":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
 
 // callers lists the procedures that call or tail-call procedure i.
+// addressTakenAt lists (the first 8 of) the code addresses that take
+// addr as a value (lea rdi, [rip+main] in _start; a qsort comparator's
+// lea), where calls through the pointer come from that are no calls of
+// addr's.
+func (v *codeView) addressTakenAt(ctx context.Context, addr uint64) string {
+	if v.xr == nil {
+		return ""
+	}
+	refs, err := v.refsTo(ctx, addr, addr+1)
+	if err != nil {
+		return ""
+	}
+	var sites []string
+	for _, r := range refs {
+		if r.Kind == ports.RefAddress && len(sites) < 8 {
+			sites = append(sites, core.Hex(r.From))
+		}
+	}
+	return strings.Join(sites, ", ")
+}
+
+// ownStubCallers says, of procedure i of a shared library (libc's malloc),
+// how many procedures call it through the library's own stub for it
+// (malloc@plt, interposable), which its callers do not list; "" when no
+// stub of its name has callers.
+func (v *codeView) ownStubCallers(ctx context.Context, i int) (string, error) {
+	p := v.procs[i]
+	if p.Thunk || p.External || p.Name == "" {
+		return "", nil
+	}
+	for j, s := range v.procs {
+		if j == i || !s.Thunk || !s.External || s.ThunkTarget != p.Name {
+			continue
+		}
+		items, err := v.callers(ctx, j)
+		if err != nil || len(items) == 0 {
+			return "", err
+		}
+		name := v.ref(j).Name
+		return fmt.Sprintf("%s (%s), this binary's own stub for %s, has %d caller(s) of its own, not listed here: calls through it reach %s unless another object interposes it; procedure_callers on %s lists them.",
+			name, core.Hex(s.Address), p.Name, len(items), p.Name, name), nil
+	}
+	return "", nil
+}
+
 func (v *codeView) callers(ctx context.Context, i int) ([]ProcedureCallersResultItem, error) {
 	return v.callersOf(ctx, v.ranges[i].Start, i)
 }
@@ -755,6 +800,16 @@ func opProcedureCallers() *core.Operation {
 				items, err = v.callers(ctx, i)
 				if slots := v.pointerSlots(ctx, v.procs[i].Address); slots != "" && err == nil {
 					lim = append(lim, ref.Name+"'s address is stored in data at "+slots+" (a function pointer, table or vtable slot): calls through it are not listed; xrefs on "+ref.Name+" lists the slots.")
+				}
+				if sites := v.addressTakenAt(ctx, v.procs[i].Address); sites != "" && err == nil {
+					lim = append(lim, ref.Name+"'s address is taken in code at "+sites+" (a callback passed on, or a pointer stored at run time): calls through it are not listed; xrefs on "+ref.Name+" lists the sites.")
+				}
+				if err == nil {
+					var l string
+					l, err = v.ownStubCallers(ctx, i)
+					if l != "" {
+						lim = append(lim, l)
+					}
 				}
 			}
 			if err != nil {

@@ -877,9 +877,24 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 		return nil, err
 	}
 	detail, limit := in.Detail, cmp.Or(in.Limit, 10)
-	segOut := make([]OverviewSegment, len(segs))
-	for i, s := range segs {
-		segOut[i] = OverviewSegment{Name: s.Name, Start: core.Hex(s.Start), End: core.Hex(s.Start + s.Size), Length: core.Hex(s.Size)}
+	// The segments are address ranges: a section the file holds but never
+	// loads (ELF's .symtab, .comment; at 0 granting no access, as
+	// ports.Holding reads it) would show over the first load segment.
+	segOut := make([]OverviewSegment, 0, len(segs))
+	var unmapped []string
+	for _, s := range segs {
+		if s.Start == 0 && !s.Perms.Read && !s.Perms.Execute {
+			unmapped = append(unmapped, s.Name)
+			continue
+		}
+		segOut = append(segOut, OverviewSegment{Name: s.Name, Start: core.Hex(s.Start), End: core.Hex(s.Start + s.Size), Length: core.Hex(s.Size)})
+	}
+	if n := len(unmapped); n > 0 {
+		named := strings.Join(unmapped[:min(n, 8)], ", ")
+		if n > 8 {
+			named += fmt.Sprintf(" and %d more", n-8)
+		}
+		limitations = append(limitations, fmt.Sprintf("%d sections not loaded in memory (%s) are left out of segments (segment_count counts them); list_segments lists them with their file offsets.", n, named))
 	}
 	procOut, strOut := []ProcedureSummary{}, []StringSummary{}
 	if detail == "detailed" {

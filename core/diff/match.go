@@ -148,7 +148,8 @@ func nearInSize(funcs []*fnFacts, cands []int) func(n int) []int {
 
 // run matches by name, by normalized-instruction hash (same architecture
 // only), then by structure in rounds, since each round's matches make the
-// call-graph neighbourhoods of the next more telling; below shapeAlone a
+// call-graph neighbourhoods of the next more telling, and by hash again
+// (twins the rounds left); below shapeAlone a
 // structure match needs shared content. Structure pairs a
 // function only with an unnamed one (a stripped build's sub_...): two
 // functions named differently are a rename only when their code is
@@ -160,14 +161,17 @@ func (m *matcher) run(ctx context.Context) (skipped bool, err error) {
 		}
 		return f.Name
 	}, basisName)
-	if !m.crossArch {
-		m.uniqueKeys(func(f *fnFacts) string {
-			if len(f.Insns) < 3 {
-				return "" // too short to tell functions apart
-			}
-			return f.hash()
-		}, basisHash)
+	byHash := func() {
+		if !m.crossArch {
+			m.uniqueKeys(func(f *fnFacts) string {
+				if len(f.Insns) < 3 {
+					return "" // too short to tell functions apart
+				}
+				return f.hash()
+			}, basisHash)
+		}
 	}
+	byHash()
 	m.countContent()
 	for round := 0; round < 3; round++ {
 		if err := ctx.Err(); err != nil {
@@ -223,6 +227,10 @@ func (m *matcher) run(ctx context.Context) (skipped bool, err error) {
 			break
 		}
 	}
+	// Identical functions (twins) tie in every structural round, which
+	// pairs one of them a round: what is left of them once the rounds
+	// end may be unique now.
+	byHash()
 	m.callPositions()
 	return false, nil
 }
@@ -484,14 +492,28 @@ func (m *matcher) calleeName(side int, c callee) string {
 }
 
 // symbol names address addr of one side as a matched pair compares it:
-// a matched function by its left name, else tok.
+// a matched function by its left name, an unmatched unnamed one by the
+// name the added or removed list gives it (sub_1200), else tok. Unmatched
+// unnamed functions are not one function "sub": a call of a removed one
+// replaced by a call of an added one is a change of calls. An added one
+// at the address of a left function is marked (right), as matched
+// functions go by their left names.
 func (m *matcher) symbol(side int, addr uint64, tok string) string {
 	s, taken := m.l, m.lm
 	if side == 1 {
 		s, taken = m.r, m.rm
 	}
-	if i, ok := s.byAddr[addr]; ok && taken[i] >= 0 {
-		return m.l.funcs[m.matches[taken[i]].L].Name
+	if i, ok := s.byAddr[addr]; ok {
+		if taken[i] >= 0 {
+			return m.l.funcs[m.matches[taken[i]].L].Name
+		}
+		if f := s.funcs[i]; f.unnamed() {
+			n := displayName(f.Name, f.Address)
+			if j, ok := m.l.byAddr[addr]; ok && side == 1 && m.l.funcs[j].Name == n {
+				n += " (right)"
+			}
+			return n
+		}
 	}
 	return tok
 }

@@ -38,7 +38,7 @@ func opCompareBinaries() *core.Operation {
   "left_path":{"type":"string","minLength":1,"maxLength":4096,"description":"The older binary."},
   "right_path":{"type":"string","minLength":1,"maxLength":4096,"description":"The newer binary."},
   "provider_id":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","maxLength":64,"description":"Provider for both binaries; default: the one open_binary would choose."},
-  "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: counts, the changed (with differences), added and removed lists (a page when long); complete: also the unchanged list and every dimension in full."}}}`),
+  "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: counts, the changed (with differences), added, removed and renamed lists (a page when long); complete: also the unchanged list and every dimension in full."}}}`),
 		Result: json.RawMessage(`{"type":"object","additionalProperties":false,
  "required":["left","right","detail","summary","not_comparable","changed","added","removed","unchanged","imports","data","limitations"],
  "properties":{"left":` + binSideSchema + `,"right":` + binSideSchema + `,"detail":{"enum":["concise","complete"]},
@@ -53,6 +53,8 @@ func opCompareBinaries() *core.Operation {
   "changed":{"type":"array","items":` + pair + `},
   "added":{"type":"array","items":` + fnRefSchema + `},"removed":{"type":"array","items":` + fnRefSchema + `},
   "unchanged":{"anyOf":[{"type":"null"},{"type":"array","items":` + pair + `}]},
+  "renamed":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right"],"properties":{"left":` + fnRefSchema + `,"right":` + fnRefSchema + `}},
+   "description":"Matched functions named differently on each side (renames); absent when none."},
   "imports":{"type":"object","additionalProperties":false,"required":["added","removed"],
    "properties":{"added":{"type":"array","items":{"type":"string"}},"removed":{"type":"array","items":{"type":"string"}}}},
   "data":{"type":"object","additionalProperties":false,"required":["strings","sections_changed"],"properties":{
@@ -200,6 +202,7 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 	}
 	byBasis := map[string]int{basisName: 0, basisHash: 0, basisStructure: 0, basisCallGraph: 0}
 	changed, unchanged := []CompareBinariesResultChangedItem{}, []CompareBinariesResultChangedItem{}
+	var renamed []CompareBinariesResultRenamedItem
 	sort.Slice(m.matches, func(i, j int) bool { return l.funcs[m.matches[i].L].Address < l.funcs[m.matches[j].L].Address })
 	// Re-index after sorting so neighbour keys stay consistent.
 	for k, x := range m.matches {
@@ -210,6 +213,11 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 	for _, x := range m.matches {
 		byBasis[x.Basis]++
 		lf, rf := l.funcs[x.L], r.funcs[x.R]
+		if lf.Name != rf.Name && !lf.unnamed() && !rf.unnamed() {
+			// Concise lists no unchanged function: without this an
+			// identical function renamed would be in no list at all.
+			renamed = append(renamed, CompareBinariesResultRenamedItem{Left: fnRef(lf), Right: fnRef(rf)})
+		}
 		d := compareFacts(lf, rf, opts)
 		sim := x.Similarity
 		it := CompareBinariesResultChangedItem{Left: fnRef(lf), Right: fnRef(rf), Basis: x.Basis, MatchSimilarity: &sim,
@@ -277,7 +285,7 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 		Left: sideSummary(l), Right: sideSummary(r),
 		Summary: CompareBinariesResultSummary{LeftFunctions: len(l.funcs), RightFunctions: len(r.funcs), Matched: len(m.matches),
 			Unchanged: len(unchanged), Changed: len(changed), Added: len(added), Removed: len(removed), MatchRate: rate, ByBasis: byBasis},
-		NotComparable: nc, Changed: changed, Added: added, Removed: removed, Unchanged: unch,
+		NotComparable: nc, Changed: changed, Added: added, Removed: removed, Unchanged: unch, Renamed: renamed,
 		Imports:     CompareBinariesResultImports{Added: ia, Removed: ir},
 		Data:        data,
 		Limitations: core.NonNil(lim),

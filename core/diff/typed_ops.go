@@ -57,7 +57,7 @@ type CompareFunctionsResult struct {
 type CompareBinariesInput struct {
 	LeftPath   string `json:"left_path"`             // The older binary.
 	RightPath  string `json:"right_path"`            // The newer binary.
-	Detail     string `json:"detail,omitempty"`      // concise: counts and the changed, added and removed lists; complete: also the unchanged list and every dimen...
+	Detail     string `json:"detail,omitempty"`      // concise: counts and the changed, added, removed and renamed lists; complete: also the unchanged list and every dimen...
 	ProviderID string `json:"provider_id,omitempty"` // Provider for both binaries; default: the one open_binary would choose.
 }
 
@@ -143,9 +143,17 @@ type CompareBinariesResult struct {
 	Added         []CompareBinariesResultChangedItemLeft   `json:"added"`
 	Removed       []CompareBinariesResultChangedItemLeft   `json:"removed"`
 	Unchanged     []CompareBinariesResultChangedItem       `json:"unchanged"`
+	Renamed       []CompareBinariesResultRenamedItem       `json:"renamed,omitempty"`
 	Imports       CompareBinariesResultImports             `json:"imports"`
 	Data          CompareBinariesResultData                `json:"data"`
 	Limitations   []string                                 `json:"limitations"`
+}
+
+// CompareBinariesResultRenamedItem is a matched function named differently
+// on each side.
+type CompareBinariesResultRenamedItem struct {
+	Left  CompareBinariesResultChangedItemLeft `json:"left"`
+	Right CompareBinariesResultChangedItemLeft `json:"right"`
 }
 
 // CompareBinariesResultData is how the binaries' data compare: strings
