@@ -169,20 +169,28 @@ func summarize(views []Entry, g *Graph) ArtifactSummary {
 	return s
 }
 
-// concise is the concise form of an inventory: its manifest, limits,
-// provenance, contradictions and limitations, the summary and a page of
-// entries, and the retained complete graph (parent, "" when it could not
-// be retained).
-func (r *InventoryArtifactResult) concise(p pageInput, parent string, g *Graph) *InventoryArtifactResult {
-	views := entryViews(r.Nodes, r.Occurrences, r.Edges)
+// conciseBase is the concise form of an inventory without its page: its
+// manifest, limits, provenance, contradictions and limitations, and the
+// summary of views (its entries) and the retained complete graph (parent,
+// "" when it could not be retained).
+func (r *InventoryArtifactResult) conciseBase(views []Entry, parent string, g *Graph) *InventoryArtifactResult {
 	sum := summarize(views, g)
-	page, pg := pageOf(views, p)
 	out := &InventoryArtifactResult{Manifest: r.Manifest, Limits: r.Limits, Provenance: r.Provenance, IntegrityContradictions: r.IntegrityContradictions,
-		Limitations: leftOutNamedIn(r.Limitations, leftOutInParent), Summary: &sum, Entries: page, Page: &pg}
+		Limitations: leftOutNamedIn(r.Limitations, leftOutInParent), Summary: &sum}
 	if parent != "" {
 		out.ParentEvidenceID = &parent
 	}
 	return out
+}
+
+// cutPage is base with the page of views p names. Every page of an inventory, built or cut
+// from the one this session keeps (pages.go), is written by it.
+func cutPage(base *InventoryArtifactResult, views []Entry, p pageInput) *InventoryArtifactResult {
+	out := *base
+	page, pg := pageOf(views, p)
+	out.Entries, out.Page = page, &pg
+	out.Limitations = slices.Clone(base.Limitations)
+	return &out
 }
 
 // Where a concise answer, which lists no occurrences, says the names of

@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"rea/core"
+	"rea/core/artifact"
 )
 
 // TestConciseInventoryAndInspection checks that inventory_artifact and
@@ -229,4 +230,72 @@ func TestEntriesCarryLinkTargets(t *testing.T) {
 		}
 	}
 	t.Fatal("the retargeted link is not a difference")
+}
+
+// pagesFixture is a root ASAR of n files and an unpacked file stored in
+// its .unpacked companion.
+func pagesFixture(t *testing.T, n int, unpacked string) string {
+	t.Helper()
+	dir := t.TempDir()
+	entries := []fakeEntry{{Path: "native/addon.node", Data: unpacked, Unpacked: true, SHA: sum256(unpacked)}}
+	for i := range n {
+		entries = append(entries, fakeEntry{Path: fmt.Sprintf("lib/m%03d.js", i), Data: fmt.Sprintf("module.exports = %d;\n", i), SHA: "ok"})
+	}
+	p := filepath.Join(dir, "app.asar")
+	is.New(t).NoErr(os.WriteFile(p, fakeBox("asar", entries...), 0o644))
+	writeTree(t, dir, node{path: "app.asar.unpacked/native/addon.node", data: unpacked})
+	return p
+}
+
+// TestLaterPagesAreCutFromTheRetainedInventory checks that a later page of
+// a concise inventory of a file is cut from the complete inventory the
+// connection retains, without building the graph again, with the bytes
+// and Evidence ID a rebuilt page has; and that a change to the root's bytes
+// or to a companion file it read is rebuilt, never served stale. Before,
+// every page rebuilt the whole graph (about 4 s a page on a 20k-file ASAR).
+func TestLaterPagesAreCutFromTheRetainedInventory(t *testing.T) {
+	is := is.New(t)
+	builds, restore := artifact.CountBuilds()
+	defer restore()
+	p := pagesFixture(t, 30, "addon-v1")
+	s := artSession(t)
+	first, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "limit": 10})
+	is.Equal(builds(), 1)
+	second, sev := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10})
+	is.Equal(builds(), 1) // cut from the retained inventory
+	is.Equal(second["parent_evidence_id"], first["parent_evidence_id"])
+	is.Equal(len(second["entries"].([]any)), 10)
+
+	// A new connection builds the same page: the same bytes and ID.
+	_, rev := mustCall(t, artSession(t), "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10})
+	is.Equal(builds(), 2)
+	is.Equal(string(rev.NormalizedResult), string(sev.NormalizedResult))
+	is.Equal(rev.EvidenceID, sev.EvidenceID)
+
+	// Other arguments name another complete record: built.
+	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 3)
+	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 20, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 3)
+
+	// Changed root bytes: rebuilt, and the page says so.
+	fresh := pagesFixture(t, 31, "addon-v1")
+	data, err := os.ReadFile(fresh)
+	is.NoErr(err)
+	is.NoErr(os.WriteFile(p, data, 0o644))
+	changed, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 20, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 4)
+	is.Equal(changed["page"].(map[string]any)["total"], second["page"].(map[string]any)["total"].(float64)+1)
+
+	// A changed companion file (same root bytes): rebuilt.
+	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 4)
+	is.NoErr(os.WriteFile(filepath.Join(filepath.Dir(p), "app.asar.unpacked/native/addon.node"), []byte("addon-v2"), 0o644))
+	rebuilt, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 5)
+	is.Equal(rebuilt["summary"].(map[string]any)["integrity"], "contradicted") // the add-on no longer matches its declared hash
+	// A removed companion file: rebuilt.
+	is.NoErr(os.Remove(filepath.Join(filepath.Dir(p), "app.asar.unpacked/native/addon.node")))
+	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 6)
 }

@@ -155,6 +155,10 @@ func artifactLocations(g *Graph) []core.Location {
 	return out
 }
 
+// buildGraph builds the graphs of inventory_artifact (a test counts the
+// builds through it).
+var buildGraph = Build
+
 func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 	in, err := core.Input[InventoryArtifactInput](c)
 	if err != nil {
@@ -169,7 +173,13 @@ func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 		return nil, err
 	}
 	req.ResultOnly = true
-	g, err := Build(ctx, req)
+	if !p.complete {
+		if res, locs := cachedPage(ctx, c, req, p); res != nil {
+			return &core.Observation{Result: res, Limitations: res.Limitations, Locations: locs, Unbound: unbound,
+				Links: []core.EvidenceID{core.EvidenceID(*res.ParentEvidenceID)}}, nil
+		}
+	}
+	g, err := buildGraph(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -191,8 +201,13 @@ func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 		parent = string(ev.EvidenceID)
 		note = "Concise inventory: the summary and entries from offset; page with offset and limit, or read the complete graph (nodes, occurrences, edges) as parent_evidence_id (compare_artifacts reads it) or with \"detail\":\"complete\"."
 	}
-	res := full.concise(p, parent, g)
-	res.Limitations = append([]string{note}, res.Limitations...)
+	views := entryViews(full.Nodes, full.Occurrences, full.Edges)
+	base := full.conciseBase(views, parent, g)
+	base.Limitations = append([]string{note}, base.Limitations...)
+	res := cutPage(base, views, p)
+	if parent != "" {
+		keepPages(ctx, c, req, g, ev.EvidenceID, base, views, obs.Locations)
+	}
 	out := *obs
 	out.Result, out.Limitations = res, res.Limitations
 	if parent != "" {
