@@ -77,6 +77,20 @@ func pageOf(views []Entry, p pageInput) ([]Entry, ArtifactPage) {
 	return views[start:end], pg
 }
 
+// pastEnd is the limitation of a page whose offset is past the last entry
+// (its entries are empty): how many entries there are and which offset to
+// pass. It is nil for any other page.
+func pastEnd(pg ArtifactPage) []string {
+	if pg.Offset == 0 || pg.Offset < pg.Total {
+		return nil
+	}
+	if pg.Total == 0 {
+		return []string{fmt.Sprintf("offset %d is past the end: there are no entries; pass offset 0 (or omit it).", pg.Offset)}
+	}
+	return []string{fmt.Sprintf("offset %d is past the end: there are %d entries (offsets 0 to %d); pass offset 0 for the first page, or offset %d for the last page of %d.",
+		pg.Offset, pg.Total, pg.Total-1, max(pg.Total-pg.Limit, 0), pg.Limit)}
+}
+
 // summarize counts views (g's occurrences) and lists what deserves a
 // look: contradicted, unreadable and unexpanded entries, entries left out
 // for unsafe names, links leading outside the root, native add-ons (a file
@@ -183,13 +197,14 @@ func (r *InventoryArtifactResult) conciseBase(views []Entry, parent string, g *G
 	return out
 }
 
-// cutPage is base with the page of views p names. Every page of an inventory, built or cut
+// cutPage is base with the page of views p names, and a limitation when
+// its offset is past the end. Every page of an inventory, built or cut
 // from the one this session keeps (pages.go), is written by it.
 func cutPage(base *InventoryArtifactResult, views []Entry, p pageInput) *InventoryArtifactResult {
 	out := *base
 	page, pg := pageOf(views, p)
 	out.Entries, out.Page = page, &pg
-	out.Limitations = slices.Clone(base.Limitations)
+	out.Limitations = append(pastEnd(pg), base.Limitations...)
 	return &out
 }
 

@@ -299,3 +299,21 @@ func TestLaterPagesAreCutFromTheRetainedInventory(t *testing.T) {
 	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10, "integrity_policy": "record-and-continue"})
 	is.Equal(builds(), 6)
 }
+
+// TestPagePastTheEndSaysWhereTheEntriesAre: an offset past the last entry
+// answers no entries and a limitation giving the count and the offset to
+// pass, in the inventory and the inspection. Before, it answered
+// "entries": [] with no word.
+func TestPagePastTheEndSaysWhereTheEntriesAre(t *testing.T) {
+	is := is.New(t)
+	p := pagesFixture(t, 10, "addon")
+	s := artSession(t)
+	const want = "offset 500 is past the end: there are 14 entries (offsets 0 to 13); pass offset 0 for the first page, or offset 4 for the last page of 10."
+	for _, call := range []struct{ op, list string }{{"inventory_artifact", "entries"}, {"inspect_artifact", "observations"}} {
+		r, _ := mustCall(t, s, call.op, map[string]any{"path": p, "offset": 500, "limit": 10})
+		is.Equal(len(r[call.list].([]any)), 0)
+		is.Equal(r["limitations"].([]any)[0], want)
+	}
+	r, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 13, "limit": 10}) // the last entry
+	is.True(!strings.Contains(fmt.Sprint(r["limitations"]), "past the end"))
+}

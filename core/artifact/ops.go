@@ -388,7 +388,7 @@ func (g *Graph) inspection(invID string, pathArg string, p pageInput) *InspectAr
 		Subject: InspectArtifactResultSubject{RootArtifactID: g.Manifest.RootArtifactID, RootSHA256: g.Manifest.RootSHA256, RootFormat: g.Manifest.RootFormat,
 			ManifestID: g.Manifest.ManifestID, GraphSHA256: g.Manifest.GraphSHA256, OccurrenceCount: g.Manifest.OccurrenceCount, InventoryEvidenceID: invID},
 		DerivedRelationships: []InspectArtifactResultDerivedRelationship{}, Hypotheses: []InspectArtifactResultHypothese{}, Contradictions: []InspectArtifactResultContradiction{},
-		UnexploredBranches: []InspectArtifactResultUnexploredBranche{}, NextProbes: []InspectArtifactResultNextProbe{}, Limitations: leftOutNamedIn(g.Limitations, leftOutInInventory)}
+		UnexploredBranches: []InspectArtifactResultUnexploredBranche{}, NextProbes: []InspectArtifactResultNextProbe{}, Limitations: core.NonNil(append(pastEnd(pg), leftOutNamedIn(g.Limitations, leftOutInInventory)...))}
 	pathOf := map[string]string{}
 	for _, o := range g.Occurrences {
 		pathOf[o.OccurrenceID] = o.LogicalPath
