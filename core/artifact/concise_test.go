@@ -317,3 +317,30 @@ func TestPagePastTheEndSaysWhereTheEntriesAre(t *testing.T) {
 	r, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 13, "limit": 10}) // the last entry
 	is.True(!strings.Contains(fmt.Sprint(r["limitations"]), "past the end"))
 }
+
+// TestCompleteAdviceFitsTheResponse: the concise inventory's note offers
+// "detail":"complete" only when the complete record fits one response;
+// otherwise it names export_evidence_bundle. Before, it offered
+// "detail":"complete" even at 52 MB (20k files), which then failed.
+func TestCompleteAdviceFitsTheResponse(t *testing.T) {
+	is := is.New(t)
+	p := pagesFixture(t, 10, "addon")
+	note := func(room int64) string {
+		raw, _ := json.Marshal(map[string]any{"path": p, "limit": 5})
+		res, err := artSession(t).Call(t.Context(), "inventory_artifact", raw, &core.CallOptions{ResultBytes: room})
+		is.NoErr(err)
+		var r struct {
+			Limitations []string `json:"limitations"`
+		}
+		is.NoErr(json.Unmarshal(res.Evidence.NormalizedResult, &r))
+		return r.Limitations[0]
+	}
+	fits := note(0) // the default budget
+	if !strings.HasSuffix(fits, `or with "detail":"complete".`) {
+		t.Fatal(fits)
+	}
+	is.True(!strings.Contains(fits, "export_evidence_bundle"))
+	small := note(4096)
+	is.True(strings.Contains(small, `too large for one response (4096)`))
+	is.True(strings.Contains(small, `export_evidence_bundle {"path":"/tmp/rea-evidence.json"}`))
+}

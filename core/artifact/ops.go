@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -199,7 +200,8 @@ func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 		note = "The complete inventory could not be retained (" + err.Error() + "); call with \"detail\":\"complete\" for every entry, or page through them with offset."
 	} else {
 		parent = string(ev.EvidenceID)
-		note = "Concise inventory: the summary and entries from offset; page with offset and limit, or read the complete graph (nodes, occurrences, edges) as parent_evidence_id (compare_artifacts reads it) or with \"detail\":\"complete\"."
+		note = "Concise inventory: the summary and entries from offset; page with offset and limit, or read the complete graph (nodes, occurrences, edges) as parent_evidence_id (compare_artifacts reads it)" +
+			completeAdvice(c, ev)
 	}
 	views := entryViews(full.Nodes, full.Occurrences, full.Edges)
 	base := full.conciseBase(views, parent, g)
@@ -214,6 +216,18 @@ func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 		out.Links = []core.EvidenceID{ev.EvidenceID}
 	}
 	return &out, nil
+}
+
+// completeAdvice says how to read a concise inventory's complete record
+// ev: with "detail":"complete" when it fits one response, otherwise by
+// writing it to a file (at 20k files it is about 52 MB, five times the
+// default response budget).
+func completeAdvice(c *core.Call, ev *core.Evidence) string {
+	room := cmp.Or(c.ResultBytes, core.ResponseBudget{MaxResponseBytes: core.DefaultMaxResponseBytes}.ResultBudget())
+	if size := core.SuccessBytes(ev.NormalizedResult); size > room {
+		return fmt.Sprintf(`; at %d bytes it is too large for one response (%d), so "detail":"complete" would fail: call export_evidence_bundle {"path":"/tmp/rea-evidence.json"} to write it to a file.`, size, room)
+	}
+	return ` or with "detail":"complete".`
 }
 
 func handleExtractArtifact(ctx context.Context, c *core.Call) (any, error) {
