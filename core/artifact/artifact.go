@@ -367,6 +367,10 @@ type graphBuilder struct {
 	total   atomic.Int64
 	hashedN atomic.Int64
 	mu      sync.Mutex
+	// companions are the files beside a file-system container its opener
+	// asked for, by path under fsRoot, with their stamps when opened (nil:
+	// absent or not a regular file); under mu. pages.go fingerprints them.
+	companions map[string]*fileStamp
 }
 
 func (b *graphBuilder) close() {
@@ -618,13 +622,28 @@ func (b *graphBuilder) fsCompanion(rel string) func(context.Context, string) (io
 		p := path.Join(dir, name)
 		st, err := b.fsRoot.Stat(p)
 		if err != nil {
+			b.noteCompanion(p, nil)
 			return nil, err
 		}
 		if !st.Mode().IsRegular() {
+			b.noteCompanion(p, nil)
 			return nil, fmt.Errorf("companion %s is not a regular file (%v)", p, st.Mode().Type())
 		}
+		stamp := artStamp(st)
+		b.noteCompanion(p, &stamp)
 		return b.openRegular(p)
 	}
+}
+
+// noteCompanion records that the companion file p was asked for, with its
+// stamp (nil when absent or not regular).
+func (b *graphBuilder) noteCompanion(p string, stamp *fileStamp) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.companions == nil {
+		b.companions = map[string]*fileStamp{}
+	}
+	b.companions[p] = stamp
 }
 
 // boxCompanion opens files beside a container stored inside another one.

@@ -77,6 +77,20 @@ func pageOf(views []Entry, p pageInput) ([]Entry, ArtifactPage) {
 	return views[start:end], pg
 }
 
+// pastEnd is the limitation of a page whose offset is past the last entry
+// (its entries are empty): how many entries there are and which offset to
+// pass. It is nil for any other page.
+func pastEnd(pg ArtifactPage) []string {
+	if pg.Offset == 0 || pg.Offset < pg.Total {
+		return nil
+	}
+	if pg.Total == 0 {
+		return []string{fmt.Sprintf("offset %d is past the end: there are no entries; pass offset 0 (or omit it).", pg.Offset)}
+	}
+	return []string{fmt.Sprintf("offset %d is past the end: there are %d entries (offsets 0 to %d); pass offset 0 for the first page, or offset %d for the last page of %d.",
+		pg.Offset, pg.Total, pg.Total-1, max(pg.Total-pg.Limit, 0), pg.Limit)}
+}
+
 // summarize counts views (g's occurrences) and lists what deserves a
 // look: contradicted, unreadable and unexpanded entries, entries left out
 // for unsafe names, links leading outside the root, native add-ons (a file
@@ -169,20 +183,29 @@ func summarize(views []Entry, g *Graph) ArtifactSummary {
 	return s
 }
 
-// concise is the concise form of an inventory: its manifest, limits,
-// provenance, contradictions and limitations, the summary and a page of
-// entries, and the retained complete graph (parent, "" when it could not
-// be retained).
-func (r *InventoryArtifactResult) concise(p pageInput, parent string, g *Graph) *InventoryArtifactResult {
-	views := entryViews(r.Nodes, r.Occurrences, r.Edges)
+// conciseBase is the concise form of an inventory without its page: its
+// manifest, limits, provenance, contradictions and limitations, and the
+// summary of views (its entries) and the retained complete graph (parent,
+// "" when it could not be retained).
+func (r *InventoryArtifactResult) conciseBase(views []Entry, parent string, g *Graph) *InventoryArtifactResult {
 	sum := summarize(views, g)
-	page, pg := pageOf(views, p)
 	out := &InventoryArtifactResult{Manifest: r.Manifest, Limits: r.Limits, Provenance: r.Provenance, IntegrityContradictions: r.IntegrityContradictions,
-		Limitations: leftOutNamedIn(r.Limitations, leftOutInParent), Summary: &sum, Entries: page, Page: &pg}
+		Limitations: leftOutNamedIn(r.Limitations, leftOutInParent), Summary: &sum}
 	if parent != "" {
 		out.ParentEvidenceID = &parent
 	}
 	return out
+}
+
+// cutPage is base with the page of views p names, and a limitation when
+// its offset is past the end. Every page of an inventory, built or cut
+// from the one this session keeps (pages.go), is written by it.
+func cutPage(base *InventoryArtifactResult, views []Entry, p pageInput) *InventoryArtifactResult {
+	out := *base
+	page, pg := pageOf(views, p)
+	out.Entries, out.Page = page, &pg
+	out.Limitations = append(pastEnd(pg), base.Limitations...)
+	return &out
 }
 
 // Where a concise answer, which lists no occurrences, says the names of

@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"rea/core"
+	"rea/core/artifact"
 )
 
 // TestConciseInventoryAndInspection checks that inventory_artifact and
@@ -229,4 +230,117 @@ func TestEntriesCarryLinkTargets(t *testing.T) {
 		}
 	}
 	t.Fatal("the retargeted link is not a difference")
+}
+
+// pagesFixture is a root ASAR of n files and an unpacked file stored in
+// its .unpacked companion.
+func pagesFixture(t *testing.T, n int, unpacked string) string {
+	t.Helper()
+	dir := t.TempDir()
+	entries := []fakeEntry{{Path: "native/addon.node", Data: unpacked, Unpacked: true, SHA: sum256(unpacked)}}
+	for i := range n {
+		entries = append(entries, fakeEntry{Path: fmt.Sprintf("lib/m%03d.js", i), Data: fmt.Sprintf("module.exports = %d;\n", i), SHA: "ok"})
+	}
+	p := filepath.Join(dir, "app.asar")
+	is.New(t).NoErr(os.WriteFile(p, fakeBox("asar", entries...), 0o644))
+	writeTree(t, dir, node{path: "app.asar.unpacked/native/addon.node", data: unpacked})
+	return p
+}
+
+// TestLaterPagesAreCutFromTheRetainedInventory checks that a later page of
+// a concise inventory of a file is cut from the complete inventory the
+// connection retains, without building the graph again, with the bytes
+// and Evidence ID a rebuilt page has; and that a change to the root's bytes
+// or to a companion file it read is rebuilt, never served stale. Before,
+// every page rebuilt the whole graph (about 4 s a page on a 20k-file ASAR).
+func TestLaterPagesAreCutFromTheRetainedInventory(t *testing.T) {
+	is := is.New(t)
+	builds, restore := artifact.CountBuilds()
+	defer restore()
+	p := pagesFixture(t, 30, "addon-v1")
+	s := artSession(t)
+	first, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "limit": 10})
+	is.Equal(builds(), 1)
+	second, sev := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10})
+	is.Equal(builds(), 1) // cut from the retained inventory
+	is.Equal(second["parent_evidence_id"], first["parent_evidence_id"])
+	is.Equal(len(second["entries"].([]any)), 10)
+
+	// A new connection builds the same page: the same bytes and ID.
+	_, rev := mustCall(t, artSession(t), "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10})
+	is.Equal(builds(), 2)
+	is.Equal(string(rev.NormalizedResult), string(sev.NormalizedResult))
+	is.Equal(rev.EvidenceID, sev.EvidenceID)
+
+	// Other arguments name another complete record: built.
+	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 3)
+	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 20, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 3)
+
+	// Changed root bytes: rebuilt, and the page says so.
+	fresh := pagesFixture(t, 31, "addon-v1")
+	data, err := os.ReadFile(fresh)
+	is.NoErr(err)
+	is.NoErr(os.WriteFile(p, data, 0o644))
+	changed, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 20, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 4)
+	is.Equal(changed["page"].(map[string]any)["total"], second["page"].(map[string]any)["total"].(float64)+1)
+
+	// A changed companion file (same root bytes): rebuilt.
+	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 4)
+	is.NoErr(os.WriteFile(filepath.Join(filepath.Dir(p), "app.asar.unpacked/native/addon.node"), []byte("addon-v2"), 0o644))
+	rebuilt, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 5)
+	is.Equal(rebuilt["summary"].(map[string]any)["integrity"], "contradicted") // the add-on no longer matches its declared hash
+	// A removed companion file: rebuilt.
+	is.NoErr(os.Remove(filepath.Join(filepath.Dir(p), "app.asar.unpacked/native/addon.node")))
+	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 6)
+}
+
+// TestPagePastTheEndSaysWhereTheEntriesAre: an offset past the last entry
+// answers no entries and a limitation giving the count and the offset to
+// pass, in the inventory and the inspection. Before, it answered
+// "entries": [] with no word.
+func TestPagePastTheEndSaysWhereTheEntriesAre(t *testing.T) {
+	is := is.New(t)
+	p := pagesFixture(t, 10, "addon")
+	s := artSession(t)
+	const want = "offset 500 is past the end: there are 14 entries (offsets 0 to 13); pass offset 0 for the first page, or offset 4 for the last page of 10."
+	for _, call := range []struct{ op, list string }{{"inventory_artifact", "entries"}, {"inspect_artifact", "observations"}} {
+		r, _ := mustCall(t, s, call.op, map[string]any{"path": p, "offset": 500, "limit": 10})
+		is.Equal(len(r[call.list].([]any)), 0)
+		is.Equal(r["limitations"].([]any)[0], want)
+	}
+	r, _ := mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 13, "limit": 10}) // the last entry
+	is.True(!strings.Contains(fmt.Sprint(r["limitations"]), "past the end"))
+}
+
+// TestCompleteAdviceFitsTheResponse: the concise inventory's note offers
+// "detail":"complete" only when the complete record fits one response;
+// otherwise it names export_evidence_bundle. Before, it offered
+// "detail":"complete" even at 52 MB (20k files), which then failed.
+func TestCompleteAdviceFitsTheResponse(t *testing.T) {
+	is := is.New(t)
+	p := pagesFixture(t, 10, "addon")
+	note := func(room int64) string {
+		raw, _ := json.Marshal(map[string]any{"path": p, "limit": 5})
+		res, err := artSession(t).Call(t.Context(), "inventory_artifact", raw, &core.CallOptions{ResultBytes: room})
+		is.NoErr(err)
+		var r struct {
+			Limitations []string `json:"limitations"`
+		}
+		is.NoErr(json.Unmarshal(res.Evidence.NormalizedResult, &r))
+		return r.Limitations[0]
+	}
+	fits := note(0) // the default budget
+	if !strings.HasSuffix(fits, `or with "detail":"complete".`) {
+		t.Fatal(fits)
+	}
+	is.True(!strings.Contains(fits, "export_evidence_bundle"))
+	small := note(4096)
+	is.True(strings.Contains(small, `too large for one response (4096)`))
+	is.True(strings.Contains(small, `export_evidence_bundle {"path":"/tmp/rea-evidence.json"}`))
 }

@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -155,6 +156,10 @@ func artifactLocations(g *Graph) []core.Location {
 	return out
 }
 
+// buildGraph builds the graphs of inventory_artifact (a test counts the
+// builds through it).
+var buildGraph = Build
+
 func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 	in, err := core.Input[InventoryArtifactInput](c)
 	if err != nil {
@@ -169,7 +174,13 @@ func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 		return nil, err
 	}
 	req.ResultOnly = true
-	g, err := Build(ctx, req)
+	if !p.complete {
+		if res, locs := cachedPage(ctx, c, req, p); res != nil {
+			return &core.Observation{Result: res, Limitations: res.Limitations, Locations: locs, Unbound: unbound,
+				Links: []core.EvidenceID{core.EvidenceID(*res.ParentEvidenceID)}}, nil
+		}
+	}
+	g, err := buildGraph(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -189,16 +200,34 @@ func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 		note = "The complete inventory could not be retained (" + err.Error() + "); call with \"detail\":\"complete\" for every entry, or page through them with offset."
 	} else {
 		parent = string(ev.EvidenceID)
-		note = "Concise inventory: the summary and entries from offset; page with offset and limit, or read the complete graph (nodes, occurrences, edges) as parent_evidence_id (compare_artifacts reads it) or with \"detail\":\"complete\"."
+		note = "Concise inventory: the summary and entries from offset; page with offset and limit, or read the complete graph (nodes, occurrences, edges) as parent_evidence_id (compare_artifacts reads it)" +
+			completeAdvice(c, ev)
 	}
-	res := full.concise(p, parent, g)
-	res.Limitations = append([]string{note}, res.Limitations...)
+	views := entryViews(full.Nodes, full.Occurrences, full.Edges)
+	base := full.conciseBase(views, parent, g)
+	base.Limitations = append([]string{note}, base.Limitations...)
+	res := cutPage(base, views, p)
+	if parent != "" {
+		keepPages(ctx, c, req, g, ev.EvidenceID, base, views, obs.Locations)
+	}
 	out := *obs
 	out.Result, out.Limitations = res, res.Limitations
 	if parent != "" {
 		out.Links = []core.EvidenceID{ev.EvidenceID}
 	}
 	return &out, nil
+}
+
+// completeAdvice says how to read a concise inventory's complete record
+// ev: with "detail":"complete" when it fits one response, otherwise by
+// writing it to a file (at 20k files it is about 52 MB, five times the
+// default response budget).
+func completeAdvice(c *core.Call, ev *core.Evidence) string {
+	room := cmp.Or(c.ResultBytes, core.ResponseBudget{MaxResponseBytes: core.DefaultMaxResponseBytes}.ResultBudget())
+	if size := core.SuccessBytes(ev.NormalizedResult); size > room {
+		return fmt.Sprintf(`; at %d bytes it is too large for one response (%d), so "detail":"complete" would fail: call export_evidence_bundle {"path":"/tmp/rea-evidence.json"} to write it to a file.`, size, room)
+	}
+	return ` or with "detail":"complete".`
 }
 
 func handleExtractArtifact(ctx context.Context, c *core.Call) (any, error) {
@@ -373,7 +402,7 @@ func (g *Graph) inspection(invID string, pathArg string, p pageInput) *InspectAr
 		Subject: InspectArtifactResultSubject{RootArtifactID: g.Manifest.RootArtifactID, RootSHA256: g.Manifest.RootSHA256, RootFormat: g.Manifest.RootFormat,
 			ManifestID: g.Manifest.ManifestID, GraphSHA256: g.Manifest.GraphSHA256, OccurrenceCount: g.Manifest.OccurrenceCount, InventoryEvidenceID: invID},
 		DerivedRelationships: []InspectArtifactResultDerivedRelationship{}, Hypotheses: []InspectArtifactResultHypothese{}, Contradictions: []InspectArtifactResultContradiction{},
-		UnexploredBranches: []InspectArtifactResultUnexploredBranche{}, NextProbes: []InspectArtifactResultNextProbe{}, Limitations: leftOutNamedIn(g.Limitations, leftOutInInventory)}
+		UnexploredBranches: []InspectArtifactResultUnexploredBranche{}, NextProbes: []InspectArtifactResultNextProbe{}, Limitations: core.NonNil(append(pastEnd(pg), leftOutNamedIn(g.Limitations, leftOutInInventory)...))}
 	pathOf := map[string]string{}
 	for _, o := range g.Occurrences {
 		pathOf[o.OccurrenceID] = o.LogicalPath
