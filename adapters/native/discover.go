@@ -806,7 +806,7 @@ type scratch struct {
 	boundBits []uint64 // by offset in the range: the boundaries (decodeOne; zero between uses)
 	nr        []nrInsn // a candidate's body (noreturn.go)
 	nrTabs    []uint64
-	nrLoads   []uint64 // the addresses a candidate's whole-register loads read (nrDecode)
+	nrLoads   []xref // a candidate's references (nrDecode)
 	nrSeen    []bool
 	nrWork    []int32
 }
