@@ -51,11 +51,15 @@ import (
 // fancy_abort. On chromium (297 MB, 702,009 ranges) the first pass
 // decodes 155,685 candidates and infers 5,985; the second, after the
 // rounds that follow, decodes 273 and infers 26 more.
-// A procedure with a return anywhere in its range is never a candidate, so
-// a return that only an inferred call makes unreachable (call of an extern
-// die, then ret) does not make its procedure no-return, and an exception
-// landing pad after a throwing call, reached only by unwinding, is never
-// taken for dead code.
+// A procedure with a return anywhere in its range is never a candidate,
+// but for a return that only plain instructions separate from a call that
+// did not return when the range was swept (of a procedure of the set, or
+// through a no-return import's slot): "call exit; add rsp, 8; ret" of a
+// wrapper built without the noreturn attribute is judged, and inferred. A
+// return that only a call inferred later makes unreachable still counts
+// until its range is swept again, and an exception landing pad after a
+// throwing call, reached only by unwinding, is never taken for dead code:
+// a pad that returns calls __cxa_begin_catch first.
 //
 // Discovery (discover.go) infers once its rounds find nothing more, over
 // the ranges as they stand (a procedure's parts are not folded yet, so a
