@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"os"
 	"runtime"
 	"slices"
 
@@ -168,6 +169,7 @@ func (t *textWriter) region(ctx context.Context, r *memRegion) error {
 	}()
 	send()
 	pos := r.addr
+	dropped, page := r.off, uint64(os.Getpagesize()) // the file offset up to which the code's pages were given back
 	for k, c := range chunks {
 		select {
 		case <-c.done:
@@ -182,6 +184,13 @@ func (t *textWriter) region(ctx context.Context, r *memRegion) error {
 			return err
 		}
 		chunks[k] = nil
+		// The code up to the chunk's end is read: its pages go back to the
+		// system (the page cache keeps them) rather than adding the whole
+		// section to the process's resident memory beside discovery's
+		// heap. The page the next chunk starts in is kept for it.
+		off := r.off + (c.end - r.addr)
+		t.a.src.m.drop(dropped, off-dropped)
+		dropped = max(dropped, off&^(page-1))
 		t.give(c)
 		t.written = k + 1
 		send()

@@ -806,7 +806,7 @@ type scratch struct {
 	boundBits []uint64 // by offset in the range: the boundaries (decodeOne; zero between uses)
 	nr        []nrInsn // a candidate's body (noreturn.go)
 	nrTabs    []uint64
-	nrLoads   []uint64 // the addresses a candidate's whole-register loads read (nrDecode)
+	nrLoads   []xref // a candidate's references (nrDecode)
 	nrSeen    []bool
 	nrWork    []int32
 }
@@ -906,16 +906,25 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 	var padCalls [][2]uint64 // the calls a function may follow (notePadCalls)
 	var lastCall [2]uint64   // the call just before, to a procedure not known not to return, or zero
 	regCalled := false       // a call through a register, in a range walked (walkRegCallEnds judges it)
+	dead := false            // only plain instructions since a call that does not return (an exit here is none)
 	n, capped := sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 		noret := in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target]
-		if walk && in.flow == ports.FlowCall && !in.hasTarget {
-			regCalled = regCalled || b.regCall(w.dec, code[in.addr-r.Start:])
+		if in.flow == ports.FlowCall && !in.hasTarget {
+			if walk {
+				regCalled = regCalled || b.regCall(w.dec, code[in.addr-r.Start:])
+			}
 			noret = b.slotCallEnds(w.dec, code[in.addr-r.Start:], in)
 		}
 		res.stop = in.addr + uint64(in.size)
-		if exitInsn(in) {
+		// A return straight after a call that does not return ("call
+		// exit; add rsp, 8; ret" of a wrapper built without the noreturn
+		// attribute) is not an exit of the range: were a jump to reach
+		// it, no-return inference, which decodes a candidate's paths, would
+		// find it.
+		if exitInsn(in) && !dead {
 			exits.add(in.addr)
 		}
+		dead = noret || dead && in.flow == ports.FlowNext
 		if walk {
 			starts.add(in.addr)
 			pad := b.padding(code[in.addr-r.Start:], in.size)

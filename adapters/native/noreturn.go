@@ -51,11 +51,15 @@ import (
 // fancy_abort. On chromium (297 MB, 702,009 ranges) the first pass
 // decodes 155,685 candidates and infers 5,985; the second, after the
 // rounds that follow, decodes 273 and infers 26 more.
-// A procedure with a return anywhere in its range is never a candidate, so
-// a return that only an inferred call makes unreachable (call of an extern
-// die, then ret) does not make its procedure no-return, and an exception
-// landing pad after a throwing call, reached only by unwinding, is never
-// taken for dead code.
+// A procedure with a return anywhere in its range is never a candidate,
+// but for a return that only plain instructions separate from a call that
+// did not return when the range was swept (of a procedure of the set, or
+// through a no-return import's slot): "call exit; add rsp, 8; ret" of a
+// wrapper built without the noreturn attribute is judged, and inferred. A
+// return that only a call inferred later makes unreachable still counts
+// until its range is swept again, and an exception landing pad after a
+// throwing call, reached only by unwinding, is never taken for dead code:
+// a pad that returns calls __cxa_begin_catch first.
 //
 // Discovery (discover.go) infers once its rounds find nothing more, over
 // the ranges as they stand (a procedure's parts are not folded yet, so a
@@ -550,15 +554,15 @@ func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool
 // pass's calls as the ends (their runs must not merge).
 // The pass runs only when the span also loads the slot of an import that
 // does not return into a whole register somewhere (only such a call can
-// end a path, and a load right before a call that made it an end is one),
-// as walkRegCallEnds checks in discovery: a C++ program loads data
-// imports' slots (typeinfo, vtables) in most functions.
+// end a path, and a load right before a call that made it an end is one:
+// noReturnSlotLoad, discovery's walkRegCallEnds's gate too): a C++ program
+// loads data imports' slots (typeinfo, vtables) in most functions.
 func (b *builder) nrDecode(w *scratch, p *program, s ports.FunctionRange) *nrBody {
 	body := nrBody{insns: w.nr[:0], tabs: w.nrTabs[:0]}
 	code, stop := b.codeFor(s.Start, s.End)
 	open, adjacent := false, false // a call through a register; one the load before it made an end
 	x, isX86 := w.dec.(*x86Decoder)
-	loads := w.nrLoads[:0] // what whole-register loads read
+	loads := w.nrLoads[:0] // the references of the span's instructions (noReturnSlotLoad judges them if needed)
 	if code != nil {
 		sweep(w.dec, code, s.Start, stop, maxFunctionInsns, func(in *insn) bool {
 			body.add(p, in)
@@ -569,20 +573,14 @@ func (b *builder) nrDecode(w *scratch, p *program, s ports.FunctionRange) *nrBod
 					open = true
 					adjacent = adjacent || body.insns[len(body.insns)-1].kind == nrEnd
 				}
-			case in.flow == ports.FlowNext && len(in.refs) > 0:
-				if _, ok := loadedRegister(code[in.addr-s.Start:], x.mode); ok {
-					for _, r := range in.refs {
-						if r.kind == kindRead {
-							loads = append(loads, r.to)
-						}
-					}
-				}
+			case in.flow == ports.FlowNext:
+				loads = append(loads, in.refs...)
 			}
 			return true
 		})
 	}
 	w.nrLoads = loads[:0]
-	if open && slices.ContainsFunc(loads, func(a uint64) bool { return isNoReturn(p.labelAt(a, "import")) }) {
+	if open && slices.ContainsFunc(loads, func(r xref) bool { return b.noReturnSlotLoad(x, code, s.Start, r) }) {
 		if ends := b.regCallEnds(w.dec, p, s); len(ends) > 0 || adjacent {
 			body.insns, body.tabs = body.insns[:0], body.tabs[:0]
 			sweep(w.dec, code, s.Start, stop, maxFunctionInsns, func(in *insn) bool {
@@ -655,13 +653,7 @@ func (b *builder) slotCallEnds(d decoder, code []byte, in *insn) bool {
 // large C++ program's ranges (chromium's discovery took twice as long).
 func (b *builder) walkRegCallEnds(w *scratch, code []byte, start, stop uint64, refs []xref) bool {
 	x, ok := w.dec.(*x86Decoder)
-	if !ok || b.regs == nil || !slices.ContainsFunc(refs, func(ref xref) bool {
-		if ref.kind != kindRead || ref.from < start || ref.from >= stop || !isNoReturn(b.regs.p.labelAt(ref.to, "import")) {
-			return false
-		}
-		_, ok := loadedRegister(code[ref.from-start:], x.mode)
-		return ok
-	}) {
+	if !ok || b.regs == nil || !slices.ContainsFunc(refs, func(r xref) bool { return r.from < stop && b.noReturnSlotLoad(x, code, start, r) }) {
 		return false
 	}
 	changed := false
@@ -672,6 +664,21 @@ func (b *builder) walkRegCallEnds(w *scratch, code []byte, start, stop uint64, r
 		}
 	}
 	return changed
+}
+
+// noReturnSlotLoad reports whether reference r, made by an instruction of
+// the span whose code (from start) is code, is a whole-register load of
+// the slot of an import that does not return ("mov esi, [ExitProcess]",
+// loadedRegister): only after one can a call through a register end a path
+// (regCallEnds), so the register pass runs only over a span that has one,
+// in discovery's sweep (walkRegCallEnds) as in the no-return pass's
+// (nrDecode).
+func (b *builder) noReturnSlotLoad(x *x86Decoder, code []byte, start uint64, r xref) bool {
+	if r.kind != kindRead || r.from < start || r.from-start >= uint64(len(code)) || !isNoReturn(b.regs.p.labelAt(r.to, "import")) {
+		return false
+	}
+	_, ok := loadedRegister(code[r.from-start:], x.mode)
+	return ok
 }
 
 // rebound appends to bounds the offsets of the instructions of a walked

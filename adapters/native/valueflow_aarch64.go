@@ -333,7 +333,7 @@ func arm64StackOp(m arm64MemOp) stackOp {
 // a stack argument is a use of it, as lea's is on x86).
 func arm64FrameArith(out *vfSem, name, dst string, src []string, rest []arm64asm.Arg) {
 	if name == "MOV" && dst == "sp" && len(src) == 1 && src[0] != "sp" && src[0] != "x29" && len(rest) == 0 {
-		out.stack = stackOp{sp: spAlloc, reg: src[0]} // mov sp, x8: clang's VLA or alloca
+		out.stack = stackOp{sp: spAlloc, reg: src[0]} // mov sp, x8: clang's VLA or alloca; gcc's restore at a VLA's scope end
 		return
 	}
 	if len(src) != 1 || (src[0] != "sp" && src[0] != "x29") {

@@ -102,3 +102,88 @@ func TestValueFlowDynamicAllocation(t *testing.T) {
 		})
 	}
 }
+
+// restoreSource ends a variable-length array's scope before a call with a
+// stack argument: gcc for AArch64 saves the stack pointer before the
+// allocation ("mov x9, sp") and restores it after ("mov sp, x9"), then
+// stores nine's ninth argument at [sp].
+const restoreSource = `
+__attribute__((noinline)) long nine(long a, long b, long c, long d, long e, long f, long g, long h, long i) {
+	return a + b + c + d + e + f + g * 3 + h * 5 + i * 7;
+}
+__attribute__((noinline)) long sum(long *p, int n) { long s = 0; for (int i = 0; i < n; i++) s += p[i]; return s; }
+__attribute__((noinline)) long scoped(int n, long x) {
+	long s;
+	{
+		long buf[n];
+		for (int i = 0; i < n; i++)
+			buf[i] = x + i;
+		s = sum(buf, n);
+	}
+	return nine(s, n, x, 1, 2, 3, s, x, n) + 1;
+}
+int main(int argc, char **argv) { return (int)scoped(argc + 2, 5); }
+`
+
+// A move of another register into AArch64's stack pointer ("mov sp, x9",
+// the restore at the end of a variable-length array's scope, spAlloc)
+// starts a stack base named by it, as x86's "sub rsp, rax" does: the
+// store of nine's ninth argument after it ("str x8, [sp]") writes a word
+// the call then uses, with an edge from the store. Without the base the
+// store wrote a word at no place and the call used none.
+func TestValueFlowAArch64StackRestore(t *testing.T) {
+	needToolPkg(t, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "restore.c")
+	if err := os.WriteFile(src, []byte(restoreSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, opt := range []string{"-O2", "-O0"} {
+		t.Run(opt, func(t *testing.T) {
+			exe := filepath.Join(dir, "restore"+opt)
+			if b, err := exec.Command("aarch64-linux-gnu-gcc", "-g", "-fno-inline", opt, "-o", exe, src).CombinedOutput(); err != nil {
+				t.Fatalf("aarch64-linux-gnu-gcc: %v\n%s", err, b)
+			}
+			a := openNative(t, exe)
+			vf := valueFlow(t, a, "scoped")
+			if got := paramNames(vf); !slices.Equal(got, []string{"x0", "x1"}) {
+				t.Errorf("scoped's parameters %v, want [x0 x1]", got)
+			}
+			texts := instructionTexts(t, a, "scoped")
+			var restore uint64
+			for _, op := range vf.Operations {
+				if text := texts[op.Address]; strings.HasPrefix(text, "mov sp, x") && text != "mov sp, x29" {
+					restore = op.Address
+				}
+			}
+			if restore == 0 {
+				t.Fatalf("scoped moves no register but x29 into sp: %v", texts)
+			}
+			nine := procedureNamed(t, a, "nine").Address
+			var call *ports.ValueFlowOperation
+			for _, e := range vf.Effects {
+				if e.Kind == ports.EffectCall && e.HasTarget && e.Target == nine && e.Address > restore {
+					i := slices.IndexFunc(vf.Operations, func(op ports.ValueFlowOperation) bool { return op.Address == e.Address })
+					call = &vf.Operations[i]
+				}
+			}
+			if call == nil {
+				t.Fatalf("scoped calls nine after %#x nowhere", restore)
+			}
+			var words []string
+			for _, u := range call.Uses {
+				if strings.HasPrefix(u, "[") {
+					words = append(words, u)
+				}
+			}
+			if len(words) != 1 {
+				t.Fatalf("the call of nine at %#x uses stack words %v, want one", call.Address, words)
+			}
+			if !slices.ContainsFunc(vf.DefUses, func(du ports.DefUse) bool {
+				return du.Use == call.Address && du.Location == words[0] && du.Def > restore && du.Def < call.Address
+			}) {
+				t.Errorf("nothing between %#x and the call at %#x writes %s", restore, call.Address, words[0])
+			}
+		})
+	}
+}

@@ -26,7 +26,9 @@
 // shared machine wall time follows the load, CPU time much less.
 //
 // -profile FILE (with -cpuprofile, -memprofile, -profile-disasm) profiles
-// the same work in this process instead.
+// the same work in this process instead; with -profile-cli, only what rea
+// disassemble computes (discovery and the text), under rea's collector
+// target, to find what its peak memory holds.
 //
 // Files: /usr/bin/ls, libc, the Go toolchain's go, gcc's cc1, node and
 // Debian's chromium (skipped with -skip-chromium, or when it is not
@@ -63,11 +65,12 @@ func main() {
 	tools := flag.String("tools", "analyze,procedures,objdump,disasm", "what to run, comma-separated: analyze (rea analyze: the overview, which on a target with much code does not wait for whole-file discovery), procedures (rea call list_procedures --target: the complete procedure list, whole-file discovery included), objdump (objdump -d), disasm (rea disassemble: whole-file disassembly with text), inproc (what rea analyze computes, in-process, to count its allocation)")
 	profile := flag.String("profile", "", "profile what rea analyze computes on this file in-process (open, segments, procedures, strings, names), or with -profile-disasm the whole-file disassembly, and exit")
 	profileDisasm := flag.Bool("profile-disasm", false, "with -profile: also disassemble every instruction with text")
+	profileCLI := flag.Bool("profile-cli", false, "with -profile: only what rea disassemble computes (open, whole-file discovery, the text disassembly), under rea's collector target (GOGC 70 unless GOGC is set)")
 	cpuProfile := flag.String("cpuprofile", "", "with -profile: write a CPU profile here")
 	memProfile := flag.String("memprofile", "", "with -profile: write an allocation profile here (heap at exit, allocations since start)")
 	flag.Parse()
 	if *profile != "" {
-		if err := profileRun(*profile, *profileDisasm, *cpuProfile, *memProfile); err != nil {
+		if err := profileRun(*profile, *profileDisasm, *profileCLI, *cpuProfile, *memProfile); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -62,6 +62,7 @@ func run() int {
 	// they leave alone in a program that embeds them.
 	jsapp.TuneCollector(true)
 	artifact.TuneCollector(true)
+	native.TuneCollector(true)
 	// SIGINT and SIGTERM cancel the running operation; cleanup uses
 	// context.WithoutCancel so it still completes.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
