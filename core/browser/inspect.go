@@ -188,7 +188,7 @@ func normalizeInspection(pc *ports.BrowserPageCapture, req ports.BrowserInspectR
 		Console:     normalizeConsole(pc, req),
 		Workers:     normalizeWorkers(pc.Workers),
 		Metadata:    normalizeMetadata(pc),
-		Storage:     normalizeStorage(pc.Storage),
+		Storage:     normalizeStorage(pc.Storage, fingerprintsRead(pc, req)),
 		Limitations: lims,
 	}
 }
@@ -510,7 +510,25 @@ func normalizeWorkers(ws []ports.BrowserWorker) []web.WebInspectionWorker {
 	return out
 }
 
-func normalizeStorage(s ports.BrowserStorage) web.WebInspectionStorage {
+// fingerprintsRead reports whether the capture read every stored value it
+// could fingerprint: they were asked for, and no storage read was cut or
+// unavailable. An origin with nothing stored then has complete, empty
+// fingerprints, equal to another such origin's; before, no fingerprint
+// meant incomplete, so an empty storage never compared unchanged. A capture
+// with fingerprints it was not asked for (a fake's) counts as asking.
+func fingerprintsRead(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequest) bool {
+	if !req.IncludeStorageFingerprints && len(pc.Storage.Fingerprints) == 0 {
+		return false
+	}
+	if slices.Contains(pc.Completeness.Truncated, "storage") {
+		return false
+	}
+	return !slices.ContainsFunc(pc.Completeness.Unavailable, func(u ports.BrowserUnavailable) bool {
+		return u.Section == "storage" || u.Section == "storage_keys"
+	})
+}
+
+func normalizeStorage(s ports.BrowserStorage, read bool) web.WebInspectionStorage {
 	type fp struct {
 		sort string
 		f    web.WebInspectionStorageContentFingerprint
@@ -535,7 +553,7 @@ func normalizeStorage(s ports.BrowserStorage) web.WebInspectionStorage {
 	return web.WebInspectionStorage{Origin: s.Origin, UsageBytes: s.UsageBytes, QuotaBytes: s.QuotaBytes,
 		LocalStorageKeys: core.NonNil(s.LocalStorageKeys), SessionStorageKeys: core.NonNil(s.SessionStorageKeys),
 		IndexedDbNames: core.NonNil(s.IndexedDBNames), CacheNames: core.NonNil(s.CacheNames),
-		ContentFingerprints: list, FingerprintAlgorithm: "sha256", FingerprintsComplete: complete && len(fps) > 0,
+		ContentFingerprints: list, FingerprintAlgorithm: "sha256", FingerprintsComplete: complete && read,
 		ValuesRedacted: true}
 }
 

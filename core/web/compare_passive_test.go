@@ -183,6 +183,16 @@ func TestComparePassive(t *testing.T) {
 			is.Equal(d["status"], "changed")
 			is.Equal(webMap(t, d, "changes", 0)["change"], "removed")
 		}},
+		{"observed empty storage on both sides is unchanged", func(t *testing.T) map[string]any {
+			a := webPassivePair(t)
+			for _, side := range []string{"before", "after"} {
+				st := webMap(t, a, side, "inspection", "storage")
+				st["local_storage_keys"], st["content_fingerprints"], st["fingerprints_complete"] = []any{}, []any{}, true
+			}
+			return a
+		}, func(t *testing.T, res map[string]any) {
+			is.New(t).Equal(webDim(t, res, "storage")["status"], "unchanged")
+		}},
 		{"storage key added", func(t *testing.T) map[string]any {
 			a := webPassivePair(t)
 			st := webMap(t, a, "after", "inspection", "storage")
