@@ -1228,3 +1228,29 @@ func TestEmptyStorageIsCompleteAndUnchanged(t *testing.T) {
 		is.Equal(storageOf(a, c)["status"], "unknown")
 	})
 }
+
+// A frame of another site in its own renderer process is listed with what
+// was not captured of it, the sections it leaves incomplete are marked
+// unavailable, and comparing such captures never calls the DOM unchanged:
+// the frame's content may differ unseen. Before, the frame was only named
+// in a limitation and two captures compared dom_structure unchanged.
+func TestOutOfProcessFrameIsListedAndNeverUnchanged(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	f.Capture.Frames = append(f.Capture.Frames, ports.BrowserFrame{FrameID: "IF1", ParentFrameID: "F1",
+		URL: "http://widget.test/w.html", Origin: "http://widget.test", OutOfProcess: true})
+	s := session(t, f, nil)
+	args := map[string]any{"cdp_endpoint": ep, "target_id": "T1", "allowed_origins": []string{"http://app.test", "http://widget.test"}}
+	a := result(mustCall(t, s, "inspect_web_page", args))
+	frames := a["frames"].([]any)
+	is.Equal(len(frames), 2)
+	is.Equal(frames[0].(map[string]any)["not_captured"], nil)
+	is.Equal(frames[1].(map[string]any)["not_captured"], []any{"frames", "dom", "accessibility", "scripts", "resources", "network_requests", "console_events"})
+	is.Equal(a["completeness"].(map[string]any)["unavailable_sections"], []any{"accessibility", "dom", "frames", "resources", "scripts"})
+	b := result(mustCall(t, s, "inspect_web_page", args))
+	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{
+		"before": map[string]any{"inspection": a}, "after": map[string]any{"inspection": b}}))
+	dom := diff["dimensions"].(map[string]any)["dom_structure"].(map[string]any)
+	is.Equal(dom["status"], "unknown")
+	is.True(strings.Contains(dom["reason"].(string), "the before inspection lists 1 frame(s) of another site whose content it did not read (http://widget.test/w.html)"))
+}

@@ -132,11 +132,35 @@ func conciseInspection(c *core.Call, obs *core.Observation, res *InspectWebPageR
 	return &out, nil
 }
 
+// outOfProcessSections are what a capture holds nothing of for a frame in
+// another renderer process (the engine reads the page's own process); the
+// first five are marked unavailable.
+var outOfProcessSections = []string{"frames", "dom", "accessibility", "scripts", "resources", "network_requests", "console_events"}
+
+// markOutOfProcess records the sections a frame in another renderer
+// process leaves incomplete as unavailable, so that no comparison calls
+// them unchanged: the frame's DOM, scripts or child frames may have changed
+// unseen. Network and console are attach-limited already.
+func markOutOfProcess(pc *ports.BrowserPageCapture) {
+	if !slices.ContainsFunc(pc.Frames, func(f ports.BrowserFrame) bool { return f.OutOfProcess }) {
+		return
+	}
+	for _, s := range outOfProcessSections[:5] {
+		if !slices.ContainsFunc(pc.Completeness.Unavailable, func(u ports.BrowserUnavailable) bool { return u.Section == s }) {
+			pc.Completeness.Unavailable = append(pc.Completeness.Unavailable, ports.BrowserUnavailable{Section: s, Reason: "provider_unavailable"})
+		}
+	}
+}
+
 // normalizeInspection derives inspect_web_page's result from the raw capture.
 func normalizeInspection(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequest) *InspectWebPageResult {
+	markOutOfProcess(pc)
 	frames := make([]web.WebInspectionFrame, len(pc.Frames))
 	for i, f := range pc.Frames {
 		frames[i] = web.WebInspectionFrame{FrameID: f.FrameID, ParentFrameID: core.OptString(f.ParentFrameID), URL: f.URL, Origin: core.OptString(f.Origin)}
+		if f.OutOfProcess {
+			frames[i].NotCaptured = slices.Clone(outOfProcessSections)
+		}
 	}
 	nodes := make([]web.WebInspectionDOMNode, len(pc.DOM.Nodes))
 	for i, n := range pc.DOM.Nodes {
