@@ -903,3 +903,49 @@ func TestLiveScenarioLargePageReadsAccessibilityNodeByNode(t *testing.T) {
 	is.Equal(a.Truncated, []string{"accessibility"}) // core lists it in truncated_sections
 	t.Log(last)
 }
+
+// A page's own service worker registration is refused during a scenario:
+// the call rejects with SecurityError, the worker's script is never
+// fetched, and a limitation names the refused script. Before, the network
+// bypassed workers but the registration succeeded unobserved and started a
+// worker beside the page.
+func TestLiveScenarioRefusesServiceWorkerRegistration(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	var mu sync.Mutex
+	var swFetched int
+	var outcome string
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/sw.js":
+			mu.Lock()
+			swFetched++
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/javascript")
+			w.Write([]byte(`self.addEventListener("fetch", () => {});`))
+		case "/outcome":
+			mu.Lock()
+			outcome = r.URL.Query().Get("r")
+			mu.Unlock()
+			w.Write([]byte(`{}`))
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<html><body><script>navigator.serviceWorker.register("/sw.js?v=1")` +
+				`.then(() => "registered", e => "rejected:" + e.name).then(r => fetch("/outcome?r=" + encodeURIComponent(r)));</script></body></html>`))
+		}
+	}))
+	defer page.Close()
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: page.URL + "/",
+		Steps:    []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 700}},
+	})
+	is.NoErr(err)
+	mu.Lock()
+	defer mu.Unlock()
+	is.Equal(outcome, "rejected:SecurityError")
+	is.Equal(swFetched, 0)
+	is.True(slices.Contains(out.Limitations, "The page called navigator.serviceWorker.register 1 time(s) ("+page.URL+"/sw.js?v=1); a scenario refuses service workers "+
+		"(the call rejects with SecurityError and the network bypasses workers), so the page ran without one and no worker answered its requests."))
+}
