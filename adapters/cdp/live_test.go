@@ -949,3 +949,43 @@ func TestLiveScenarioRefusesServiceWorkerRegistration(t *testing.T) {
 	is.True(slices.Contains(out.Limitations, "The page called navigator.serviceWorker.register 1 time(s) ("+page.URL+"/sw.js?v=1); a scenario refuses service workers "+
 		"(the call rejects with SecurityError and the network bypasses workers), so the page ran without one and no worker answered its requests."))
 }
+
+// A frame of another site (localhost inside a 127.0.0.1 page) runs in its
+// own renderer process: the inspection lists it, marked out of process,
+// with its parent the main frame, and names it in a limitation.
+func TestLiveInspectListsOutOfProcessFrame(t *testing.T) {
+	endpoint, _, _ := liveBrowser(t)
+	is := is.New(t)
+	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><p>inner</p></body></html>`))
+	}))
+	defer inner.Close()
+	innerURL := strings.Replace(inner.URL, "127.0.0.1", "localhost", 1) + "/frame.html"
+	outer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><iframe src="` + innerURL + `"></iframe></body></html>`))
+	}))
+	defer outer.Close()
+	tctx, tid := driver(t, endpoint)
+	is.NoErr(chromedp.Do(tctx, chromedp.Navigate(outer.URL+"/")))
+	hasFrame := func() bool {
+		ts, err := chromedp.Targets(tctx)
+		return err == nil && slices.ContainsFunc(ts, func(x *target.Info) bool { return x.Type == "iframe" && x.URL == innerURL })
+	}
+	for deadline := time.Now().Add(10 * time.Second); !hasFrame(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Skip("Chromium ran the localhost frame in the page's process (no site isolation here)")
+		}
+	}
+	c, err := cdp.New(nil).InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: tid,
+		AllowedOrigins: []string{outer.URL, strings.TrimSuffix(innerURL, "/frame.html")}}, ObservationMS: 100})
+	is.NoErr(err)
+	is.Equal(len(c.Frames), 2)
+	is.Equal(c.Frames[1].URL, innerURL)
+	is.Equal(c.Frames[1].ParentFrameID, c.Frames[0].FrameID)
+	is.True(c.Frames[1].OutOfProcess)
+	is.True(slices.ContainsFunc(c.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "1 frame(s) of another site run in their own renderer process ("+innerURL+")")
+	}))
+}
