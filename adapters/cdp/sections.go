@@ -1106,6 +1106,9 @@ func (e *Engine) recordFingerprints(ctx context.Context, a *attachment, pc *page
 	for _, name := range st.CacheNames {
 		id := cacheIDs[name]
 		if id == "" || budget <= 0 {
+			// Past the budget, or a name cut to 1024 bytes that no
+			// longer finds its cache: its entries are not fingerprinted.
+			truncate()
 			continue
 		}
 		var entries struct {

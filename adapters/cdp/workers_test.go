@@ -307,3 +307,35 @@ func TestOutOfProcessFrameNamed(t *testing.T) {
 	is.True(!slices.ContainsFunc(got.Frames, func(f ports.BrowserFrame) bool { return f.OutOfProcess }))
 	is.True(slices.Contains(got.Completeness.Excluded, ports.BrowserExclusion{Section: "frames", Reason: "disallowed_origin", Count: 4}))
 }
+
+// Record fingerprints share one budget of max_storage_keys: a cache left
+// unread once IndexedDB records spent it makes storage truncated, so its
+// fingerprints are not called complete. Before, the cache was skipped
+// silently and the fingerprints read as complete.
+func TestCacheSkippedPastTheRecordBudgetIsTruncated(t *testing.T) {
+	is := is.New(t)
+	opts := cdptest.Options{Handlers: map[string]cdptest.Handler{
+		"IndexedDB.requestDatabase": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+			return map[string]any{"databaseWithObjectStores": map[string]any{"name": "db1", "version": 1,
+				"objectStores": []any{map[string]any{"name": "s1", "keyPath": map[string]any{"type": "null"}, "autoIncrement": false, "indexes": []any{}}}}}, nil
+		},
+		"IndexedDB.requestData": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+			return map[string]any{"objectStoreDataEntries": []any{
+				map[string]any{"key": map[string]any{"type": "number", "value": 1}, "primaryKey": map[string]any{"type": "number", "value": 1}, "value": map[string]any{"type": "string", "value": "a"}},
+				map[string]any{"key": map[string]any{"type": "number", "value": 2}, "primaryKey": map[string]any{"type": "number", "value": 2}, "value": map[string]any{"type": "string", "value": "b"}},
+			}, "hasMore": false}, nil
+		},
+		"CacheStorage.requestCacheNames": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+			return map[string]any{"caches": []any{map[string]any{"cacheId": "C1", "securityOrigin": "http://app.test", "storageKey": "k", "cacheName": "v1"}}}, nil
+		},
+	}}
+	f := cdptest.New(&opts)
+	defer f.Close()
+	req := fullInspect(f)
+	req.Limits.MaxStorageKeys = 2
+	got, err := engine().InspectPage(context.Background(), req)
+	is.NoErr(err)
+	is.Equal(got.Storage.CacheNames, []string{"v1"})
+	is.True(!slices.Contains(f.Methods(), "CacheStorage.requestEntries"))
+	is.True(slices.Contains(got.Completeness.Truncated, "storage"))
+}
