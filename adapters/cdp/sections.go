@@ -760,9 +760,9 @@ func outOfProcessFrames(infos []workerTarget, frames map[string]bool, sc scope, 
 			which += fmt.Sprintf(" and %d more not named (outside allowed_origins, or past four)", n-len(named))
 		}
 	}
-	listed := "; none is in allowed_origins, so none is listed in frames"
+	listed := "; none is listed in frames (outside allowed_origins, or past max_frames)"
 	if len(out) > 0 {
-		listed = fmt.Sprintf("; %d in allowed_origins are listed in frames with not_captured naming what is missing", len(out))
+		listed = fmt.Sprintf("; %d of them listed in frames, each with not_captured naming what is missing", len(out))
 	}
 	return out, fmt.Sprintf("%d frame(s) of another site run in their own renderer process%s: Chromium does not list such a frame in the page's "+
 		"frame tree, so its DOM, accessibility tree, child frames, scripts, resources, network and console are not in this capture, which reads the page's own process%s.", n, which, listed)
