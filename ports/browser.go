@@ -288,6 +288,11 @@ type BrowserFrame struct {
 	ParentFrameID string // "" for the main frame
 	URL           string
 	Origin        string
+	// OutOfProcess marks a frame of another site that runs in its own
+	// renderer process: the page's session lists it only as a target, so
+	// the capture holds its id, parent, URL and origin and nothing of its
+	// content.
+	OutOfProcess bool
 }
 
 // BrowserDOM is the in-scope part of a DOMSnapshot: structure and attribute

@@ -123,7 +123,8 @@ type pageCapture struct {
 	stopO sync.Once
 
 	mainFrame string
-	armed     bool // after the first post-window gate: navigations discard the capture
+	oopFrames []ports.BrowserFrame // in-scope frames in other renderer processes
+	armed     bool                 // after the first post-window gate: navigations discard the capture
 	changed   bool
 	violation bool
 
@@ -659,6 +660,7 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	}
 	out.Network.WebSocketEvents = pc.wsEvents
 	out.Console = pc.console
+	out.Frames = withFrames(out.Frames, pc.oopFrames)
 	out.Completeness = pc.led.completeness()
 	out.Limitations = pc.led.limitations
 	if out.Frames[0].URL != out.Target.URL {

@@ -903,3 +903,89 @@ func TestLiveScenarioLargePageReadsAccessibilityNodeByNode(t *testing.T) {
 	is.Equal(a.Truncated, []string{"accessibility"}) // core lists it in truncated_sections
 	t.Log(last)
 }
+
+// A page's own service worker registration is refused during a scenario:
+// the call rejects with SecurityError, the worker's script is never
+// fetched, and a limitation names the refused script. Before, the network
+// bypassed workers but the registration succeeded unobserved and started a
+// worker beside the page.
+func TestLiveScenarioRefusesServiceWorkerRegistration(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	var mu sync.Mutex
+	var swFetched int
+	var outcome string
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/sw.js":
+			mu.Lock()
+			swFetched++
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/javascript")
+			w.Write([]byte(`self.addEventListener("fetch", () => {});`))
+		case "/outcome":
+			mu.Lock()
+			outcome = r.URL.Query().Get("r")
+			mu.Unlock()
+			w.Write([]byte(`{}`))
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<html><body><script>navigator.serviceWorker.register("/sw.js?v=1")` +
+				`.then(() => "registered", e => "rejected:" + e.name).then(r => fetch("/outcome?r=" + encodeURIComponent(r)));</script></body></html>`))
+		}
+	}))
+	defer page.Close()
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: page.URL + "/",
+		Steps:    []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 700}},
+	})
+	is.NoErr(err)
+	mu.Lock()
+	defer mu.Unlock()
+	is.Equal(outcome, "rejected:SecurityError")
+	is.Equal(swFetched, 0)
+	is.True(slices.Contains(out.Limitations, "The page called navigator.serviceWorker.register 1 time(s) ("+page.URL+"/sw.js?v=1); a scenario refuses service workers "+
+		"(the call rejects with SecurityError and the network bypasses workers), so the page ran without one and no worker answered its requests."))
+}
+
+// A frame of another site (localhost inside a 127.0.0.1 page) runs in its
+// own renderer process: the inspection lists it, marked out of process,
+// with its parent the main frame, and names it in a limitation.
+func TestLiveInspectListsOutOfProcessFrame(t *testing.T) {
+	endpoint, _, _ := liveBrowser(t)
+	is := is.New(t)
+	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><p>inner</p></body></html>`))
+	}))
+	defer inner.Close()
+	innerURL := strings.Replace(inner.URL, "127.0.0.1", "localhost", 1) + "/frame.html"
+	outer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><iframe src="` + innerURL + `"></iframe></body></html>`))
+	}))
+	defer outer.Close()
+	tctx, tid := driver(t, endpoint)
+	is.NoErr(chromedp.Do(tctx, chromedp.Navigate(outer.URL+"/")))
+	hasFrame := func() bool {
+		ts, err := chromedp.Targets(tctx)
+		return err == nil && slices.ContainsFunc(ts, func(x *target.Info) bool { return x.Type == "iframe" && x.URL == innerURL })
+	}
+	for deadline := time.Now().Add(10 * time.Second); !hasFrame(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Skip("Chromium ran the localhost frame in the page's process (no site isolation here)")
+		}
+	}
+	c, err := cdp.New(nil).InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: tid,
+		AllowedOrigins: []string{outer.URL, strings.TrimSuffix(innerURL, "/frame.html")}}, ObservationMS: 100})
+	is.NoErr(err)
+	is.Equal(len(c.Frames), 2)
+	is.Equal(c.Frames[1].URL, innerURL)
+	is.Equal(c.Frames[1].ParentFrameID, c.Frames[0].FrameID)
+	is.True(c.Frames[1].OutOfProcess)
+	is.True(slices.ContainsFunc(c.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "1 frame(s) of another site run in their own renderer process ("+innerURL+")")
+	}))
+}

@@ -134,6 +134,10 @@ type scenarioRun struct {
 	// CDP cannot refuse, and outSocketOrigins names their first origins.
 	outSockets       int
 	outSocketOrigins []string
+	// swCalls counts the page's navigator.serviceWorker.register calls,
+	// which the stub refused; swURLs names the first scripts.
+	swCalls int
+	swURLs  []string
 }
 
 // socketOrigin is a WebSocket URL's origin (ws:// or wss://), "" when it
@@ -152,6 +156,53 @@ func socketOrigin(u string) string {
 // socketLimitation says what the run could not do about WebSockets: none
 // is refused, and those outside the scope are left out, counted and named
 // by origin so that the caller knows what to add to allowed_origins.
+// swBinding is the binding through which the service worker stub reports
+// a refused registration; swStub replaces navigator.serviceWorker.register
+// in every document of the page before its scripts run (BROWSER.md §5:
+// unregister workers and stub register). A launched browser's profile is
+// fresh, so there is no registration to unregister; the network already
+// bypasses service workers, and without the stub a page's own
+// registration succeeded unobserved and left a worker running beside it.
+// The stub keeps the binding's function and removes its global name, and
+// rejects as a browser that refuses service workers does.
+const swBinding = "__reaServiceWorkerRegister"
+
+const swStub = `(() => {
+  const report = globalThis.` + swBinding + `;
+  try { delete globalThis.` + swBinding + `; } catch (e) {}
+  const c = globalThis.navigator && navigator.serviceWorker;
+  if (!c || typeof report !== "function") return;
+  const register = function register(url) {
+    let u = "";
+    try { u = new URL(String(url), location.href).href; } catch (e) { u = String(url); }
+    try { report(u.slice(0, 2048)); } catch (e) {}
+    return Promise.reject(new DOMException("Service worker registration is disabled in this scenario.", "SecurityError"));
+  };
+  Object.defineProperty(Object.getPrototypeOf(c), "register", {value: register, writable: true, configurable: true, enumerable: true});
+})();`
+
+// onRegister records one refused service worker registration of script u.
+func (r *scenarioRun) onRegister(u string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.swCalls++
+	if u = r.red.Replace(r.sc.stepURL(cut(u, 2048))); len(r.swURLs) < 4 && !slices.Contains(r.swURLs, u) {
+		r.swURLs = append(r.swURLs, u)
+	}
+}
+
+// swLimitation says which registrations the stub refused; "" when none.
+func (r *scenarioRun) swLimitation() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.swCalls == 0 {
+		return ""
+	}
+	return fmt.Sprintf("The page called navigator.serviceWorker.register %d time(s) (%s); a scenario refuses service workers "+
+		"(the call rejects with SecurityError and the network bypasses workers), so the page ran without one and no worker "+
+		"answered its requests.", r.swCalls, strings.Join(r.swURLs, ", "))
+}
+
 func (r *scenarioRun) socketLimitation() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -326,6 +377,10 @@ func wsFrame(kind, url string, f *network.WebSocketFrame) ports.BrowserScenarioE
 
 func (r *scenarioRun) onEvent(ev any) {
 	switch e := ev.(type) {
+	case *runtime.EventBindingCalled:
+		if e.Name == swBinding {
+			r.onRegister(e.Payload)
+		}
 	case *runtime.EventConsoleAPICalled:
 		var parts []string
 		for _, a := range e.Args {
@@ -531,8 +586,15 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		if _, err := cdpt.Call(ctx, t, network.Enable, network.EnableParams{}); err != nil {
 			return err
 		}
-		// Owned pages load from the network, never from a service worker.
+		// Owned pages load from the network, never from a service worker,
+		// and cannot register one (swStub).
 		if _, err := cdpt.Call(ctx, t, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
+			return err
+		}
+		if _, err := cdpt.Call(ctx, t, runtime.AddBinding, runtime.AddBindingParams{Name: swBinding}); err != nil {
+			return err
+		}
+		if _, err := cdpt.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: swStub}); err != nil {
 			return err
 		}
 		if _, err := cdpt.Call(ctx, t, runtime.Enable, cdpt.Empty{}); err != nil {
@@ -627,6 +689,9 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 	// handshakes (checked on Chromium 148), so out-of-scope sockets cannot be
 	// refused; their events are left out.
 	out.Limitations = append(out.Limitations, run.socketLimitation())
+	if l := run.swLimitation(); l != "" {
+		out.Limitations = append(out.Limitations, l)
+	}
 	cancelTab()
 	out.DurationMS = time.Since(began).Milliseconds()
 	return out, nil

@@ -1,6 +1,7 @@
 package cdp
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -659,9 +660,11 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 			"a service worker belongs to no page, so it is among the workers excluded as out_of_target_scope, "+
 			"and its scripts, requests and console are not in this capture.", len(sw), strings.Join(sw, ", ")))
 	}
-	if l := outOfProcessFrames(res.TargetInfos, frames, pc.sc); l != "" {
+	oop, l := outOfProcessFrames(res.TargetInfos, frames, pc.sc, pc.lim.MaxFrames-len(frames), pc.led)
+	if l != "" {
 		pc.led.limitations = append(pc.led.limitations, l)
 	}
+	pc.oopFrames = oop
 	for _, t := range related {
 		if r := pc.sc.reason(t.URL); r != "" {
 			pc.led.exclude("workers", r, 1)
@@ -712,26 +715,43 @@ func pageWorkers(ctx context.Context, a *attachment, infos []workerTarget, frame
 	return related, outside, nil
 }
 
-// outOfProcessFrames says which child frames of the page's frames run in
-// another renderer process (Chromium's out-of-process iframes, for a
-// frame of another site): Page.getFrameTree on the page's session does
-// not list them, so frames, DOM, scripts, resources, network and console
-// leave them out; "" when there is none. Frames outside the scope are
-// counted, not named.
-func outOfProcessFrames(infos []workerTarget, frames map[string]bool, sc scope) string {
+// outOfProcessFrames finds the child frames of the page's frames (and of
+// each other) that run in another renderer process (Chromium's
+// out-of-process iframes, for a frame of another site): Page.getFrameTree on
+// the page's session does not list them, only Target.getTargets does. An
+// in-scope one is returned as a frame marked OutOfProcess, to be placed
+// after its parent's subtree; one outside the scope is excluded from frames
+// with its reason, as an in-process frame would be. The limitation ("" when
+// there is none) names the in-scope ones and counts the others.
+func outOfProcessFrames(infos []workerTarget, frames map[string]bool, sc scope, room int, led *ledger) ([]ports.BrowserFrame, string) {
+	known := maps.Clone(frames)
+	var out []ports.BrowserFrame
 	var named []string
 	n := 0
-	for _, t := range infos {
-		if t.Type != "iframe" || !frames[t.ParentFrameID] {
-			continue
-		}
-		n++
-		if u, o := sanitizeURL(t.URL); o != "" && sc.reason(u) == "" && len(named) < 4 {
-			named = append(named, u)
+	for grew := true; grew; {
+		grew = false
+		for _, t := range infos {
+			if t.Type != "iframe" || !known[t.ParentFrameID] || known[t.TargetID] || t.TargetID == "" || len(t.TargetID) > 256 {
+				continue
+			}
+			known[t.TargetID], grew = true, true
+			n++
+			u, o := sanitizeURL(t.URL)
+			switch {
+			case o == "" || sc.reason(u) != "":
+				led.exclude("frames", cmp.Or(sc.reason(u), "unsupported_url"), 1)
+			case len(out) >= room:
+				led.truncated["frames"] = true
+			default:
+				out = append(out, ports.BrowserFrame{FrameID: t.TargetID, ParentFrameID: t.ParentFrameID, URL: u, Origin: o, OutOfProcess: true})
+				if len(named) < 4 {
+					named = append(named, u)
+				}
+			}
 		}
 	}
 	if n == 0 {
-		return ""
+		return nil, ""
 	}
 	which := " (not named: outside allowed_origins)"
 	if len(named) > 0 {
@@ -740,8 +760,32 @@ func outOfProcessFrames(infos []workerTarget, frames map[string]bool, sc scope) 
 			which += fmt.Sprintf(" and %d more not named (outside allowed_origins, or past four)", n-len(named))
 		}
 	}
-	return fmt.Sprintf("%d frame(s) of another site run in their own renderer process%s: Chromium does not list such a frame in the page's "+
-		"frame tree, so its DOM, scripts, resources, network and console are not in this capture, which reads the page's own process.", n, which)
+	listed := "; none is listed in frames (outside allowed_origins, or past max_frames)"
+	if len(out) > 0 {
+		listed = fmt.Sprintf("; %d of them listed in frames, each with not_captured naming what is missing", len(out))
+	}
+	return out, fmt.Sprintf("%d frame(s) of another site run in their own renderer process%s: Chromium does not list such a frame in the page's "+
+		"frame tree, so its DOM, accessibility tree, child frames, scripts, resources, network and console are not in this capture, which reads the page's own process%s.", n, which, listed)
+}
+
+// withFrames inserts extra frames (each with its parent among frames or
+// extra) after their parent's subtree, keeping frames in pre-order.
+func withFrames(frames, extra []ports.BrowserFrame) []ports.BrowserFrame {
+	out := slices.Clone(frames)
+	for _, f := range extra {
+		i := slices.IndexFunc(out, func(g ports.BrowserFrame) bool { return g.FrameID == f.ParentFrameID })
+		if i < 0 {
+			out = append(out, f)
+			continue
+		}
+		under := map[string]bool{f.ParentFrameID: true}
+		j := i + 1
+		for ; j < len(out) && under[out[j].ParentFrameID]; j++ {
+			under[out[j].FrameID] = true
+		}
+		out = slices.Insert(out, j, f)
+	}
+	return out
 }
 
 // originServiceWorkers are the script URLs (at most four) of the service
@@ -1062,6 +1106,9 @@ func (e *Engine) recordFingerprints(ctx context.Context, a *attachment, pc *page
 	for _, name := range st.CacheNames {
 		id := cacheIDs[name]
 		if id == "" || budget <= 0 {
+			// Past the budget, or a name cut to 1024 bytes that no
+			// longer finds its cache: its entries are not fingerprinted.
+			truncate()
 			continue
 		}
 		var entries struct {

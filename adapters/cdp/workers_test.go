@@ -268,7 +268,10 @@ func TestServiceWorkerOfThePageOriginNamed(t *testing.T) {
 // A frame of another site runs in its own renderer process, which the
 // page's frame tree does not list: a limitation names it (in scope) or
 // counts it (outside), so an agent knows its DOM and scripts are not in
-// the capture. Before, the page looked as if it had no such frame.
+// the capture. Before, the page looked as if it had no such frame. An
+// in-scope one (and one nested in it) is listed in frames, marked out of
+// process, after its parent's subtree; one outside the scope is excluded
+// from frames with its reason, as an in-process frame would be.
 func TestOutOfProcessFrameNamed(t *testing.T) {
 	is := is.New(t)
 	opts := cdptest.Options{Handlers: map[string]cdptest.Handler{"Target.getTargets": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
@@ -277,6 +280,7 @@ func TestOutOfProcessFrameNamed(t *testing.T) {
 			map[string]any{"targetId": "IF1", "type": "iframe", "title": "", "url": "http://app.test:8443/frame.html?x=1", "attached": false, "parentFrameId": "F1", "canAccessOpener": false},
 			map[string]any{"targetId": "IF2", "type": "iframe", "title": "", "url": "http://ads.example/f.html", "attached": false, "parentFrameId": "F1", "canAccessOpener": false},
 			map[string]any{"targetId": "IF3", "type": "iframe", "title": "", "url": "http://app.test/other.html", "attached": false, "parentFrameId": "OTHER", "canAccessOpener": false},
+			map[string]any{"targetId": "IF4", "type": "iframe", "title": "", "url": "http://app.test:8443/nested.html", "attached": false, "parentFrameId": "IF1", "canAccessOpener": false},
 		}}, nil
 	}}}
 	f := cdptest.New(&opts)
@@ -287,13 +291,51 @@ func TestOutOfProcessFrameNamed(t *testing.T) {
 	is.NoErr(err)
 	assertNeverSent(t, f)
 	is.True(slices.ContainsFunc(got.Limitations, func(l string) bool {
-		return strings.HasPrefix(l, "2 frame(s) of another site run in their own renderer process (http://app.test:8443/frame.html?x=1) and 1 more not named "+
+		return strings.HasPrefix(l, "3 frame(s) of another site run in their own renderer process (http://app.test:8443/frame.html?x=1, http://app.test:8443/nested.html) and 1 more not named "+
 			"(outside allowed_origins, or past four): ")
 	}))
+	is.Equal(got.Frames[len(got.Frames)-2:], []ports.BrowserFrame{
+		{FrameID: "IF1", ParentFrameID: "F1", URL: "http://app.test:8443/frame.html?x=1", Origin: "http://app.test:8443", OutOfProcess: true},
+		{FrameID: "IF4", ParentFrameID: "IF1", URL: "http://app.test:8443/nested.html", Origin: "http://app.test:8443", OutOfProcess: true}})
+	is.True(slices.Contains(got.Completeness.Excluded, ports.BrowserExclusion{Section: "frames", Reason: "disallowed_origin", Count: 2})) // one in the frame tree, IF2
 	req.Target.AllowedOrigins = []string{"http://app.test"}
 	got, err = engine().InspectPage(context.Background(), req)
 	is.NoErr(err)
 	is.True(slices.ContainsFunc(got.Limitations, func(l string) bool {
-		return strings.HasPrefix(l, "2 frame(s) of another site run in their own renderer process (not named: outside allowed_origins): ")
+		return strings.HasPrefix(l, "3 frame(s) of another site run in their own renderer process (not named: outside allowed_origins): ")
 	}))
+	is.True(!slices.ContainsFunc(got.Frames, func(f ports.BrowserFrame) bool { return f.OutOfProcess }))
+	is.True(slices.Contains(got.Completeness.Excluded, ports.BrowserExclusion{Section: "frames", Reason: "disallowed_origin", Count: 4}))
+}
+
+// Record fingerprints share one budget of max_storage_keys: a cache left
+// unread once IndexedDB records spent it makes storage truncated, so its
+// fingerprints are not called complete. Before, the cache was skipped
+// silently and the fingerprints read as complete.
+func TestCacheSkippedPastTheRecordBudgetIsTruncated(t *testing.T) {
+	is := is.New(t)
+	opts := cdptest.Options{Handlers: map[string]cdptest.Handler{
+		"IndexedDB.requestDatabase": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+			return map[string]any{"databaseWithObjectStores": map[string]any{"name": "db1", "version": 1,
+				"objectStores": []any{map[string]any{"name": "s1", "keyPath": map[string]any{"type": "null"}, "autoIncrement": false, "indexes": []any{}}}}}, nil
+		},
+		"IndexedDB.requestData": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+			return map[string]any{"objectStoreDataEntries": []any{
+				map[string]any{"key": map[string]any{"type": "number", "value": 1}, "primaryKey": map[string]any{"type": "number", "value": 1}, "value": map[string]any{"type": "string", "value": "a"}},
+				map[string]any{"key": map[string]any{"type": "number", "value": 2}, "primaryKey": map[string]any{"type": "number", "value": 2}, "value": map[string]any{"type": "string", "value": "b"}},
+			}, "hasMore": false}, nil
+		},
+		"CacheStorage.requestCacheNames": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+			return map[string]any{"caches": []any{map[string]any{"cacheId": "C1", "securityOrigin": "http://app.test", "storageKey": "k", "cacheName": "v1"}}}, nil
+		},
+	}}
+	f := cdptest.New(&opts)
+	defer f.Close()
+	req := fullInspect(f)
+	req.Limits.MaxStorageKeys = 2
+	got, err := engine().InspectPage(context.Background(), req)
+	is.NoErr(err)
+	is.Equal(got.Storage.CacheNames, []string{"v1"})
+	is.True(!slices.Contains(f.Methods(), "CacheStorage.requestEntries"))
+	is.True(slices.Contains(got.Completeness.Truncated, "storage"))
 }

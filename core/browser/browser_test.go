@@ -1188,3 +1188,69 @@ func TestBundleXHREndpointNamesItsSend(t *testing.T) {
 	is.Equal(e["send_location"], nil)
 	is.Equal(e["send_unpaired"], "x.send() at 7:4 was not taken as this request's send: the send() is outside the block that holds the open(), so it may be another function's x")
 }
+
+// An origin with nothing stored, inspected with fingerprints, has read
+// every value there is: its fingerprints are complete, and two such
+// inspections compare storage as unchanged. Before, no fingerprint meant
+// incomplete, so empty storage was always unknown. Without the opt-in, or
+// with a storage read unavailable, it stays incomplete.
+func TestEmptyStorageIsCompleteAndUnchanged(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	usage, quota := 0.0, 1e9
+	f.Capture.Storage = ports.BrowserStorage{Origin: "http://app.test", UsageBytes: &usage, QuotaBytes: &quota}
+	s := session(t, f, nil)
+	args := map[string]any{"cdp_endpoint": ep, "target_id": "T1", "include_storage_keys": true, "include_storage_fingerprints": true}
+	inspect := func(args map[string]any) map[string]any {
+		return result(mustCall(t, s, "inspect_web_page", args))
+	}
+	storageOf := func(before, after map[string]any) map[string]any {
+		diff := result(mustCall(t, s, "compare_web_captures", map[string]any{
+			"before": map[string]any{"inspection": before}, "after": map[string]any{"inspection": after}}))
+		return diff["dimensions"].(map[string]any)["storage"].(map[string]any)
+	}
+	a, b := inspect(args), inspect(args)
+	is.Equal(a["storage"].(map[string]any)["fingerprints_complete"], true)
+	is.Equal(storageOf(a, b)["status"], "unchanged")
+
+	t.Run("not asked for", func(t *testing.T) {
+		is := is.New(t)
+		c := inspect(map[string]any{"cdp_endpoint": ep, "target_id": "T1", "include_storage_keys": true})
+		is.Equal(c["storage"].(map[string]any)["fingerprints_complete"], false)
+		is.Equal(storageOf(a, c)["status"], "unknown")
+	})
+	t.Run("a read unavailable", func(t *testing.T) {
+		is := is.New(t)
+		f.Capture.Completeness.Unavailable = []ports.BrowserUnavailable{{Section: "storage", Reason: "provider_unavailable"}}
+		defer func() { f.Capture.Completeness.Unavailable = nil }()
+		c := inspect(args)
+		is.Equal(c["storage"].(map[string]any)["fingerprints_complete"], false)
+		is.Equal(storageOf(a, c)["status"], "unknown")
+	})
+}
+
+// A frame of another site in its own renderer process is listed with what
+// was not captured of it, the sections it leaves incomplete are marked
+// unavailable, and comparing such captures never calls the DOM unchanged:
+// the frame's content may differ unseen. Before, the frame was only named
+// in a limitation and two captures compared dom_structure unchanged.
+func TestOutOfProcessFrameIsListedAndNeverUnchanged(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	f.Capture.Frames = append(f.Capture.Frames, ports.BrowserFrame{FrameID: "IF1", ParentFrameID: "F1",
+		URL: "http://widget.test/w.html", Origin: "http://widget.test", OutOfProcess: true})
+	s := session(t, f, nil)
+	args := map[string]any{"cdp_endpoint": ep, "target_id": "T1", "allowed_origins": []string{"http://app.test", "http://widget.test"}}
+	a := result(mustCall(t, s, "inspect_web_page", args))
+	frames := a["frames"].([]any)
+	is.Equal(len(frames), 2)
+	is.Equal(frames[0].(map[string]any)["not_captured"], nil)
+	is.Equal(frames[1].(map[string]any)["not_captured"], []any{"frames", "dom", "accessibility", "scripts", "resources", "network_requests", "console_events"})
+	is.Equal(a["completeness"].(map[string]any)["unavailable_sections"], []any{"accessibility", "dom", "frames", "resources", "scripts"})
+	b := result(mustCall(t, s, "inspect_web_page", args))
+	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{
+		"before": map[string]any{"inspection": a}, "after": map[string]any{"inspection": b}}))
+	dom := diff["dimensions"].(map[string]any)["dom_structure"].(map[string]any)
+	is.Equal(dom["status"], "unknown")
+	is.True(strings.Contains(dom["reason"].(string), "the before inspection lists 1 frame(s) of another site whose content it did not read (http://widget.test/w.html)"))
+}

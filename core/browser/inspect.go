@@ -132,11 +132,35 @@ func conciseInspection(c *core.Call, obs *core.Observation, res *InspectWebPageR
 	return &out, nil
 }
 
+// outOfProcessSections are what a capture holds nothing of for a frame in
+// another renderer process (the engine reads the page's own process); the
+// first five are marked unavailable.
+var outOfProcessSections = []string{"frames", "dom", "accessibility", "scripts", "resources", "network_requests", "console_events"}
+
+// markOutOfProcess records the sections a frame in another renderer
+// process leaves incomplete as unavailable, so that no comparison calls
+// them unchanged: the frame's DOM, scripts or child frames may have changed
+// unseen. Network and console are attach-limited already.
+func markOutOfProcess(pc *ports.BrowserPageCapture) {
+	if !slices.ContainsFunc(pc.Frames, func(f ports.BrowserFrame) bool { return f.OutOfProcess }) {
+		return
+	}
+	for _, s := range outOfProcessSections[:5] {
+		if !slices.ContainsFunc(pc.Completeness.Unavailable, func(u ports.BrowserUnavailable) bool { return u.Section == s }) {
+			pc.Completeness.Unavailable = append(pc.Completeness.Unavailable, ports.BrowserUnavailable{Section: s, Reason: "provider_unavailable"})
+		}
+	}
+}
+
 // normalizeInspection derives inspect_web_page's result from the raw capture.
 func normalizeInspection(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequest) *InspectWebPageResult {
+	markOutOfProcess(pc)
 	frames := make([]web.WebInspectionFrame, len(pc.Frames))
 	for i, f := range pc.Frames {
 		frames[i] = web.WebInspectionFrame{FrameID: f.FrameID, ParentFrameID: core.OptString(f.ParentFrameID), URL: f.URL, Origin: core.OptString(f.Origin)}
+		if f.OutOfProcess {
+			frames[i].NotCaptured = slices.Clone(outOfProcessSections)
+		}
 	}
 	nodes := make([]web.WebInspectionDOMNode, len(pc.DOM.Nodes))
 	for i, n := range pc.DOM.Nodes {
@@ -188,7 +212,7 @@ func normalizeInspection(pc *ports.BrowserPageCapture, req ports.BrowserInspectR
 		Console:     normalizeConsole(pc, req),
 		Workers:     normalizeWorkers(pc.Workers),
 		Metadata:    normalizeMetadata(pc),
-		Storage:     normalizeStorage(pc.Storage),
+		Storage:     normalizeStorage(pc.Storage, fingerprintsRead(pc, req)),
 		Limitations: lims,
 	}
 }
@@ -510,7 +534,25 @@ func normalizeWorkers(ws []ports.BrowserWorker) []web.WebInspectionWorker {
 	return out
 }
 
-func normalizeStorage(s ports.BrowserStorage) web.WebInspectionStorage {
+// fingerprintsRead reports whether the capture read every stored value it
+// could fingerprint: they were asked for, and no storage read was cut or
+// unavailable. An origin with nothing stored then has complete, empty
+// fingerprints, equal to another such origin's; before, no fingerprint
+// meant incomplete, so an empty storage never compared unchanged. A capture
+// with fingerprints it was not asked for (a fake's) counts as asking.
+func fingerprintsRead(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequest) bool {
+	if !req.IncludeStorageFingerprints && len(pc.Storage.Fingerprints) == 0 {
+		return false
+	}
+	if slices.Contains(pc.Completeness.Truncated, "storage") {
+		return false
+	}
+	return !slices.ContainsFunc(pc.Completeness.Unavailable, func(u ports.BrowserUnavailable) bool {
+		return u.Section == "storage" || u.Section == "storage_keys"
+	})
+}
+
+func normalizeStorage(s ports.BrowserStorage, read bool) web.WebInspectionStorage {
 	type fp struct {
 		sort string
 		f    web.WebInspectionStorageContentFingerprint
@@ -535,7 +577,7 @@ func normalizeStorage(s ports.BrowserStorage) web.WebInspectionStorage {
 	return web.WebInspectionStorage{Origin: s.Origin, UsageBytes: s.UsageBytes, QuotaBytes: s.QuotaBytes,
 		LocalStorageKeys: core.NonNil(s.LocalStorageKeys), SessionStorageKeys: core.NonNil(s.SessionStorageKeys),
 		IndexedDbNames: core.NonNil(s.IndexedDBNames), CacheNames: core.NonNil(s.CacheNames),
-		ContentFingerprints: list, FingerprintAlgorithm: "sha256", FingerprintsComplete: complete && len(fps) > 0,
+		ContentFingerprints: list, FingerprintAlgorithm: "sha256", FingerprintsComplete: complete && read,
 		ValuesRedacted: true}
 }
 

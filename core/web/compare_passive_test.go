@@ -183,6 +183,32 @@ func TestComparePassive(t *testing.T) {
 			is.Equal(d["status"], "changed")
 			is.Equal(webMap(t, d, "changes", 0)["change"], "removed")
 		}},
+		{"a frame not captured is unknown, not unchanged", func(t *testing.T) map[string]any {
+			a := webPassivePair(t)
+			for _, side := range []string{"before", "after"} {
+				in := webMap(t, a, side, "inspection")
+				in["frames"] = append(in["frames"].([]any), map[string]any{"frame_id": "IF1", "parent_frame_id": "F1",
+					"url": "http://widget.test/w.html", "origin": "http://widget.test", "not_captured": []any{"frames", "dom", "scripts"}})
+			}
+			return a
+		}, func(t *testing.T, res map[string]any) {
+			is := is.New(t)
+			d := webDim(t, res, "dom_structure")
+			is.Equal(d["status"], "unknown")
+			is.True(strings.Contains(d["reason"].(string), "the after inspection lists 1 frame(s) of another site whose content it did not read (http://widget.test/w.html)"))
+			is.Equal(webDim(t, res, "scripts")["status"], "unknown")
+			is.Equal(webDim(t, res, "resources")["status"], "unchanged")
+		}},
+		{"observed empty storage on both sides is unchanged", func(t *testing.T) map[string]any {
+			a := webPassivePair(t)
+			for _, side := range []string{"before", "after"} {
+				st := webMap(t, a, side, "inspection", "storage")
+				st["local_storage_keys"], st["content_fingerprints"], st["fingerprints_complete"] = []any{}, []any{}, true
+			}
+			return a
+		}, func(t *testing.T, res map[string]any) {
+			is.New(t).Equal(webDim(t, res, "storage")["status"], "unchanged")
+		}},
 		{"storage key added", func(t *testing.T) map[string]any {
 			a := webPassivePair(t)
 			st := webMap(t, a, "after", "inspection", "storage")

@@ -67,8 +67,9 @@ type webInspection struct {
 	} `json:"target"`
 	Completeness webCompleteness `json:"completeness"`
 	Frames       []struct {
-		URL    string  `json:"url"`
-		Origin *string `json:"origin"`
+		URL         string   `json:"url"`
+		Origin      *string  `json:"origin"`
+		NotCaptured []string `json:"not_captured"`
 	} `json:"frames"`
 	DOM struct {
 		TotalNodes int              `json:"total_nodes"`
@@ -197,6 +198,7 @@ func comparePassive(ctx context.Context, before, after *webPassiveCapture, maxCh
 	b, a := &before.Inspection, &after.Inspection
 	matchConcise(b, a)
 	matchConcise(a, b)
+	uncaptured := uncapturedFrames(b, a)
 	pending := map[string]pendingDimension{}
 
 	pending["dom_structure"] = compareIdentities(
@@ -235,6 +237,10 @@ func comparePassive(ctx context.Context, before, after *webPassiveCapture, maxCh
 
 	pending["accessibility"] = accessibilityDimension(b, a)
 	pending["storage"] = storageDimension(b, a)
+	if p := pending["dom_structure"]; len(p.changes) == 0 && !p.complete && uncaptured != "" {
+		p.reason = uncaptured
+		pending["dom_structure"] = p
+	}
 	for dim, what := range map[string]string{"dom_structure": "DOM", "accessibility": "accessibility"} {
 		if p := pending[dim]; len(p.changes) == 0 && !p.complete {
 			if r := conciseReason(b, a, what); r != "" {
@@ -303,6 +309,42 @@ func matchConcise(concise, other *webInspection) {
 	}
 	other.DOM.Nodes = other.DOM.Nodes[:n]
 	other.Completeness.Truncated = append(slices.Clone(other.Completeness.Truncated), "dom")
+}
+
+// uncapturedFrames marks, on each side, the sections its frames' not_captured
+// name as unavailable (a frame of another site in its own renderer process,
+// whose content the inspection did not read), so that no dimension is
+// unchanged over content neither side saw; it says which frames they are,
+// "" when there is none.
+func uncapturedFrames(b, a *webInspection) string {
+	var says []string
+	for _, side := range []struct {
+		name string
+		in   *webInspection
+	}{{"before", b}, {"after", a}} {
+		var urls []string
+		c := &side.in.Completeness
+		for _, f := range side.in.Frames {
+			if len(f.NotCaptured) == 0 {
+				continue
+			}
+			urls = append(urls, f.URL)
+			for _, s := range f.NotCaptured {
+				if !slices.Contains(c.Unavailable, s) {
+					c.Unavailable = append(slices.Clone(c.Unavailable), s)
+				}
+			}
+		}
+		if len(urls) > 0 {
+			says = append(says, fmt.Sprintf("the %s inspection lists %d frame(s) of another site whose content it did not read (%s)",
+				side.name, len(urls), strings.Join(urls, ", ")))
+		}
+	}
+	if len(says) == 0 {
+		return ""
+	}
+	return "DOM and frames were not fully comparable: " + strings.Join(says, "; ") + ". Such a frame runs in its own renderer process; " +
+		"its DOM, scripts and child frames may differ unseen."
 }
 
 // conciseReason says why the DOM or accessibility (what) dimension stays

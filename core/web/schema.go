@@ -212,7 +212,8 @@ func passiveCaptureDefs() js {
 			"completeness":   jsRef("web_completeness"),
 			"frames": jsDesc(jsArr(jsObj(js{
 				"frame_id": jsStr(), "parent_frame_id": jsNullable(jsStr()), "url": jsStr(), "origin": jsNullable(jsStr()),
-			})), "Captured frames in pre-order; the first is the main frame."),
+				"not_captured": jsDesc(jsArr(section), "A frame of another site in its own renderer process: only its id, parent, url and origin were read, not these sections."),
+			}, "not_captured")), "Frames in pre-order; the first is the main frame."),
 			"dom": jsDesc(jsObj(js{
 				"total_nodes": jsDesc(jsInt(0), "Nodes in scope before the node limit."),
 				"nodes": jsArr(jsObj(js{

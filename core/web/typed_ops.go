@@ -143,10 +143,11 @@ type WebInspectionDOM struct {
 
 // WebInspectionFrame is part of the input of compare_web_captures.
 type WebInspectionFrame struct {
-	FrameID       string  `json:"frame_id"`
-	Origin        *string `json:"origin"`
-	ParentFrameID *string `json:"parent_frame_id"`
-	URL           string  `json:"url"`
+	FrameID       string   `json:"frame_id"`
+	NotCaptured   []string `json:"not_captured,omitempty"` // a frame in another renderer process: sections that leave it out
+	Origin        *string  `json:"origin"`
+	ParentFrameID *string  `json:"parent_frame_id"`
+	URL           string   `json:"url"`
 }
 
 // WebInspectionMetadataAgentHint is part of the input of compare_web_captures.
