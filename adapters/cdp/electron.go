@@ -375,6 +375,9 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	}
 	cap.mu.Lock()
 	cap.led.exclude("workers", "out_of_target_scope", outside)
+	if l := orphanWorkers(ti.TargetInfos); l != "" {
+		cap.led.limitations = append(cap.led.limitations, l)
+	}
 	for _, t := range related {
 		if t.URL == "" {
 			// Still unnamed (auto-attach refused, a silent worker

@@ -282,6 +282,7 @@ inner.onmessage = () => { postMessage("inner"); setInterval(() => postMessage("t
 	if err != nil {
 		t.Fatalf("inspect: %v", err)
 	}
+	skipWithoutWorkerParents(t, pc.Limitations)
 	want := []ports.ElectronWorker{
 		{TargetID: "?", Type: "worker", FilePath: filepath.Join(dir, "outer.js")},
 		{TargetID: "?", Type: "worker", FilePath: filepath.Join(dir, "inner.js")},

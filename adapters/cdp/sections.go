@@ -655,6 +655,9 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	pc.led.exclude("workers", "out_of_target_scope", outside)
+	if l := orphanWorkers(res.TargetInfos); l != "" {
+		pc.led.limitations = append(pc.led.limitations, l)
+	}
 	if sw := originServiceWorkers(res.TargetInfos, a.target.Origin, pc.sc); len(sw) > 0 {
 		pc.led.limitations = append(pc.led.limitations, fmt.Sprintf("%d service worker(s) of the page's origin are running (%s): "+
 			"a service worker belongs to no page, so it is among the workers excluded as out_of_target_scope, "+
@@ -713,6 +716,26 @@ func pageWorkers(ctx context.Context, a *attachment, infos []workerTarget, frame
 		}
 	}
 	return related, outside, nil
+}
+
+// orphanWorkers is the limitation for the dedicated workers Target.getTargets
+// lists with neither an opener nor a parent frame ("" when there are none).
+// Chromium 148 names neither for any worker, so rea cannot tell the page's workers from another page's and
+// excludes them all as out_of_target_scope; Chromium 156 names the parent
+// frame.
+func orphanWorkers(infos []workerTarget) string {
+	n := 0
+	for _, t := range infos {
+		if t.Type == "worker" && t.OpenerID == "" && t.ParentFrameID == "" {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d dedicated worker(s) in the browser were excluded as out_of_target_scope because the browser names "+
+		"neither their opener nor their parent frame (Chromium 148 does not; 156 does), so rea cannot tell which page started them; "+
+		"their scripts, requests and console are not in this capture. A newer Chromium on PATH attributes them.", n)
 }
 
 // outOfProcessFrames finds the child frames of the page's frames (and of

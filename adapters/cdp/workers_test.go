@@ -339,3 +339,30 @@ func TestCacheSkippedPastTheRecordBudgetIsTruncated(t *testing.T) {
 	is.True(!slices.Contains(f.Methods(), "CacheStorage.requestEntries"))
 	is.True(slices.Contains(got.Completeness.Truncated, "storage"))
 }
+
+// Chromium 148 lists a page's dedicated workers with neither an opener nor a
+// parent frame, so rea cannot tie them to the page: they are excluded as
+// out_of_target_scope, and a limitation says why and what would attribute
+// them. Before, the workers section just read as "no workers". A worker
+// whose parent frame is named is not counted as such.
+func TestWorkerWithoutAParentIsNamedAsUnattributable(t *testing.T) {
+	is := is.New(t)
+	opts := cdptest.Options{Handlers: map[string]cdptest.Handler{"Target.getTargets": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+		return map[string]any{"targetInfos": []any{
+			map[string]any{"targetId": "T1", "type": "page", "title": "", "url": "http://app.test/index.html", "attached": true, "canAccessOpener": false},
+			map[string]any{"targetId": "W1", "type": "worker", "title": "", "url": "", "attached": false, "canAccessOpener": false},
+			map[string]any{"targetId": "W2", "type": "worker", "title": "", "url": "", "attached": false, "canAccessOpener": false},
+			map[string]any{"targetId": "W3", "type": "worker", "title": "", "url": "http://other.test/w.js", "attached": false, "canAccessOpener": false, "parentFrameId": "F9"},
+			map[string]any{"targetId": "S1", "type": "shared_worker", "title": "", "url": "http://app.test/s.js", "attached": false, "canAccessOpener": false},
+		}}, nil
+	}}}
+	f := cdptest.New(&opts)
+	defer f.Close()
+	got, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.NoErr(err)
+	is.Equal(len(got.Workers), 0)
+	is.True(slices.Contains(got.Completeness.Excluded, ports.BrowserExclusion{Section: "workers", Reason: "out_of_target_scope", Count: 4}))
+	is.True(slices.ContainsFunc(got.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "2 dedicated worker(s) in the browser were excluded as out_of_target_scope because the browser names neither their opener nor their parent frame")
+	}))
+}
