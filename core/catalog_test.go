@@ -341,3 +341,20 @@ func TestDiscriminatorListsEveryBranch(t *testing.T) {
 		})
 	}
 }
+
+// TestRenameComesFirst: a misspelled argument is usually the missing one,
+// so its rename is the first issue and the one the message names. Before,
+// read_bytes {"adress"} was told "missing required argument address" and
+// the "did you mean" hid in the second issue.
+func TestRenameComesFirst(t *testing.T) {
+	is := is.New(t)
+	c := catalog(t)
+	op, _ := c.Lookup("read_bytes")
+	_, err := c.Validate(op, json.RawMessage(`{"adress":"0x1000","length":4}`))
+	ce := core.AsError(op.Name, err)
+	issues := ce.Details["issues"].([]core.Issue)
+	is.Equal(len(issues), 2)
+	is.Equal(issues[0].Expected, "address")
+	is.Equal(issues[1].Reason, core.ReasonMissingArgument)
+	is.True(strings.Contains(ce.Message, `did you mean "address"?`))
+}

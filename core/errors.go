@@ -220,15 +220,18 @@ func defaultRemediation(c Code) string {
 
 // InvalidRequest builds an invalid_request error for one issue.
 func InvalidRequest(op string, issues ...Issue) *Error {
-	msg := op + ": invalid arguments"
-	if len(issues) > 0 {
-		msg = fmt.Sprintf("%s: invalid arguments: %s", op, issueText(issues[0]))
-	}
-	var renames []string // unknown arguments the catalog found a near name for
+	var renames []string // unknown arguments the catalog found a near name for: first, as a misspelling is usually the missing one
+	var first, rest []Issue
 	for _, is := range issues {
 		if near, ok := is.Expected.(string); ok && is.Reason == ReasonUnknownArgument {
-			renames = append(renames, issuePath(is)+" to "+near)
+			renames, first = append(renames, issuePath(is)+" to "+near), append(first, is)
+		} else {
+			rest = append(rest, is)
 		}
+	}
+	msg := op + ": invalid arguments"
+	if issues = append(first, rest...); len(issues) > 0 {
+		msg = fmt.Sprintf("%s: invalid arguments: %s", op, issueText(issues[0]))
 	}
 	e := &Error{Code: CodeInvalidRequest, Message: msg, Details: map[string]any{"operation": op, "issues": issues}}
 	if len(renames) > 0 {
