@@ -421,23 +421,20 @@ func issuesOf(ve *jsonschema.ValidationError, v any, root *jsonschema.Schema) []
 	})
 }
 
-// constsOf finds, when every branch fails a string const at one key depth
-// deep (a kind that names no branch), that key's location and the consts.
+// constsOf finds, when every branch fails a const at one key depth deep
+// (a kind that names no branch), that key's location and the consts.
 func constsOf(branches []*jsonschema.ValidationError, depth int) (loc string, en *kind.Enum) {
 	en = &kind.Enum{}
 	for _, b := range branches {
-		at := ""
-		for q := []*jsonschema.ValidationError{b}; at == "" && len(q) > 0; q = append(q[1:], q[0].Causes...) {
-			if k, ok := q[0].ErrorKind.(*kind.Const); ok && len(q[0].InstanceLocation) == depth {
-				if w, ok := k.Want.(string); ok {
-					at, en.Got, en.Want = fmt.Sprint(q[0].InstanceLocation), k.Got, append(slices.DeleteFunc(en.Want, func(x any) bool { return x == w }), w)
-				}
+		n := len(en.Want)
+		for q := []*jsonschema.ValidationError{b}; len(en.Want) == n && len(q) > 0; q = append(q[1:], q[0].Causes...) {
+			if k, ok := q[0].ErrorKind.(*kind.Const); ok && len(q[0].InstanceLocation) == depth && (n == 0 || loc == fmt.Sprint(q[0].InstanceLocation)) {
+				loc, en.Got, en.Want = fmt.Sprint(q[0].InstanceLocation), k.Got, append(en.Want, k.Want)
 			}
 		}
-		if at == "" || loc != "" && at != loc {
+		if len(en.Want) == n {
 			return "", nil
 		}
-		loc = at
 	}
 	return loc, en
 }
@@ -447,20 +444,7 @@ func constsOf(branches []*jsonschema.ValidationError, depth int) (loc string, en
 // not declare (properties, its own or through $ref), keyed by the branch's
 // error; nil when it cannot tell.
 func undeclared(e *jsonschema.ValidationError, inst any, root *jsonschema.Schema, kw string) map[*jsonschema.ValidationError]int {
-	for _, tok := range e.InstanceLocation {
-		switch x := inst.(type) {
-		case map[string]any:
-			inst = x[tok]
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || uint(i) >= uint(len(x)) {
-				return nil
-			}
-			inst = x[i]
-		default:
-			return nil
-		}
-	}
+	inst, _ = argAt(inst, instancePath(e.InstanceLocation, inst))
 	obj, _ := inst.(map[string]any)
 	s := schemaAt(root, e.SchemaURL, map[*jsonschema.Schema]bool{})
 	if len(obj) == 0 || s == nil {
