@@ -369,6 +369,7 @@ func applyDefaults(schema json.RawMessage, args map[string]any) {
 // root, into input issues.
 func issuesOf(ve *jsonschema.ValidationError, v any, root *jsonschema.Schema) []Issue {
 	var out []Issue
+	enums := map[string]*kind.Enum{} // by location: a discriminator no branch's const accepts, as the one enum of them all
 	var walk func(e *jsonschema.ValidationError, at []string)
 	walk = func(e *jsonschema.ValidationError, at []string) { // at: under propertyNames, where the name is
 		if pn, ok := e.ErrorKind.(*kind.PropertyNames); ok { // its causes checked the name alone, at ""
@@ -387,6 +388,9 @@ func issuesOf(ve *jsonschema.ValidationError, v any, root *jsonschema.Schema) []
 			// passive branch for compare_web_captures' before and after, whatever is wrong inside them), then the one with the
 			// fewest issues: an Evidence record of the wrong operation is one issue there, not a dozen from the retained-reference
 			// form, and a wrong resolution object gets no "want null".
+			if loc, en := constsOf(right, len(e.InstanceLocation)+1); en != nil && len(en.Want) > 1 {
+				enums[loc] = en
+			}
 			miss := undeclared(e, v, root, kw)
 			n := func(x *jsonschema.ValidationError) int { return len(issuesOf(x, v, root)) }
 			e = slices.MinFunc(right, func(a, b *jsonschema.ValidationError) int {
@@ -398,6 +402,10 @@ func issuesOf(ve *jsonschema.ValidationError, v any, root *jsonschema.Schema) []
 				walk(c, at)
 			}
 			return
+		}
+		if _, ok := e.ErrorKind.(*kind.Const); ok && enums[fmt.Sprint(e.InstanceLocation)] != nil {
+			c := *e
+			c.ErrorKind, e = enums[fmt.Sprint(e.InstanceLocation)], &c
 		}
 		out = append(out, issuesFor(e, v, root)...)
 	}
@@ -413,25 +421,30 @@ func issuesOf(ve *jsonschema.ValidationError, v any, root *jsonschema.Schema) []
 	})
 }
 
+// constsOf finds, when every branch fails a const at one key depth deep
+// (a kind that names no branch), that key's location and the consts.
+func constsOf(branches []*jsonschema.ValidationError, depth int) (loc string, en *kind.Enum) {
+	en = &kind.Enum{}
+	for _, b := range branches {
+		n := len(en.Want)
+		for q := []*jsonschema.ValidationError{b}; len(en.Want) == n && len(q) > 0; q = append(q[1:], q[0].Causes...) {
+			if k, ok := q[0].ErrorKind.(*kind.Const); ok && len(q[0].InstanceLocation) == depth && (n == 0 || loc == fmt.Sprint(q[0].InstanceLocation)) {
+				loc, en.Got, en.Want = fmt.Sprint(q[0].InstanceLocation), k.Got, append(en.Want, k.Want)
+			}
+		}
+		if len(en.Want) == n {
+			return "", nil
+		}
+	}
+	return loc, en
+}
+
 // undeclared counts, for each branch of the anyOf or oneOf (kw) that e
 // reports failed, the keys of the object e is about that the branch does
 // not declare (properties, its own or through $ref), keyed by the branch's
 // error; nil when it cannot tell.
 func undeclared(e *jsonschema.ValidationError, inst any, root *jsonschema.Schema, kw string) map[*jsonschema.ValidationError]int {
-	for _, tok := range e.InstanceLocation {
-		switch x := inst.(type) {
-		case map[string]any:
-			inst = x[tok]
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || uint(i) >= uint(len(x)) {
-				return nil
-			}
-			inst = x[i]
-		default:
-			return nil
-		}
-	}
+	inst, _ = argAt(inst, instancePath(e.InstanceLocation, inst))
 	obj, _ := inst.(map[string]any)
 	s := schemaAt(root, e.SchemaURL, map[*jsonschema.Schema]bool{})
 	if len(obj) == 0 || s == nil {

@@ -304,3 +304,57 @@ func TestUnknownArgumentSuggestsTheName(t *testing.T) {
 		})
 	}
 }
+
+// TestDiscriminatorListsEveryBranch: an object whose kind matches no
+// branch of a oneOf is told every kind the branches take, not the first
+// branch's. Before, inspect_analysis_view's view {"kind":"nope"} heard
+// "value must be 'summary'", and source {"kind":"ref"} "must be
+// 'retained-evidence'", as if inline were not allowed.
+func TestDiscriminatorListsEveryBranch(t *testing.T) {
+	c := catalog(t)
+	op, ok := c.Lookup("inspect_analysis_view")
+	if !ok {
+		t.Fatal("no inspect_analysis_view")
+	}
+	ref := `{"kind":"retained-evidence","evidence_id":"ev_` + strings.Repeat("a", 64) + `"}`
+	for _, tc := range []struct {
+		args string
+		path []any
+		want []any
+	}{
+		{`{"source":` + ref + `,"view":{"kind":"nope"}}`, []any{"view", "kind"}, []any{"summary", "facet", "item", "page", "native"}},
+		{`{"source":` + ref + `,"view":{"kind":5,"facet":"linkage"}}`, []any{"view", "kind"}, []any{"summary", "facet", "item", "page", "native"}},
+		{`{"source":{"kind":"ref","evidence_id":"x"},"view":{"kind":"summary"}}`, []any{"source", "kind"}, []any{"retained-evidence", "inline"}},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			is := is.New(t)
+			_, err := c.Validate(op, json.RawMessage(tc.args))
+			ce := core.AsError(op.Name, err)
+			issues := ce.Details["issues"].([]core.Issue)
+			is.Equal(issues[0].Path, tc.path)
+			is.Equal(issues[0].Reason, core.ReasonInvalidValue)
+			is.Equal(issues[0].Expected, tc.want)
+			is.True(strings.Contains(ce.Message, "one of 'summary', 'facet'") || strings.Contains(ce.Message, "one of 'retained-evidence', 'inline'")) // the MCP message lists them too
+			for _, iss := range issues[1:] {
+				is.True(!equalPath(iss.Path, tc.path)) // and no branch's single const
+			}
+		})
+	}
+}
+
+// TestRenameComesFirst: a misspelled argument is usually the missing one,
+// so its rename is the first issue and the one the message names. Before,
+// read_bytes {"adress"} was told "missing required argument address" and
+// the "did you mean" hid in the second issue.
+func TestRenameComesFirst(t *testing.T) {
+	is := is.New(t)
+	c := catalog(t)
+	op, _ := c.Lookup("read_bytes")
+	_, err := c.Validate(op, json.RawMessage(`{"adress":"0x1000","length":4}`))
+	ce := core.AsError(op.Name, err)
+	issues := ce.Details["issues"].([]core.Issue)
+	is.Equal(len(issues), 2)
+	is.Equal(issues[0].Expected, "address")
+	is.Equal(issues[1].Reason, core.ReasonMissingArgument)
+	is.True(strings.Contains(ce.Message, `did you mean "address"?`))
+}

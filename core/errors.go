@@ -220,15 +220,18 @@ func defaultRemediation(c Code) string {
 
 // InvalidRequest builds an invalid_request error for one issue.
 func InvalidRequest(op string, issues ...Issue) *Error {
-	msg := op + ": invalid arguments"
-	if len(issues) > 0 {
-		msg = fmt.Sprintf("%s: invalid arguments: %s", op, issueText(issues[0]))
-	}
-	var renames []string // unknown arguments the catalog found a near name for
+	var renames []string // unknown arguments the catalog found a near name for: first, as a misspelling is usually the missing one
+	var first, rest []Issue
 	for _, is := range issues {
 		if near, ok := is.Expected.(string); ok && is.Reason == ReasonUnknownArgument {
-			renames = append(renames, issuePath(is)+" to "+near)
+			renames, first = append(renames, issuePath(is)+" to "+near), append(first, is)
+		} else {
+			rest = append(rest, is)
 		}
+	}
+	msg := op + ": invalid arguments"
+	if issues = append(first, rest...); len(issues) > 0 {
+		msg = fmt.Sprintf("%s: invalid arguments: %s", op, issueText(issues[0]))
 	}
 	e := &Error{Code: CodeInvalidRequest, Message: msg, Details: map[string]any{"operation": op, "issues": issues}}
 	if len(renames) > 0 {
@@ -284,13 +287,13 @@ func classifyError(op string, err error) *Error {
 			Remediation: fmt.Sprintf("Raise %s (bytes) in rea's environment if the machine has the memory, or call on a smaller input.", le.Limit),
 			Details:     map[string]any{"operation": op, "limit": le.Limit, "max_bytes": le.Max, "in_use_bytes": le.InUse, "requested_bytes": le.Requested, "what": le.What}}
 	}
+	code := CodeExecutionFailure
 	switch {
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: CodeCancelled, Message: op + ": cancelled", Err: err,
 			Details: map[string]any{"operation": op, "cleanup": "complete"}}
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, ports.ErrTimeout):
-		return &Error{Code: CodeProviderTimeout, Message: op + ": " + err.Error(), Err: err,
-			Details: map[string]any{"operation": op}}
+		code = CodeProviderTimeout
 	case errors.Is(err, ports.ErrMalformed): // the target's bytes are corrupt or cut off
 		return &Error{Code: CodeUnsupportedTarget, Message: op + ": " + err.Error(), Err: err, Remediation: ports.FormatAdvice(err),
 			Details: ports.FormatFacts(err, map[string]any{"operation": op, "reason": "malformed"})}
@@ -298,14 +301,12 @@ func classifyError(op string, err error) *Error {
 		return &Error{Code: CodeCapabilityUnavailable, Message: op + ": " + err.Error(), Err: err,
 			Details: map[string]any{"operation": op, "reason": "unsupported"}}
 	case errors.Is(err, ports.ErrUnavailable):
-		return &Error{Code: CodeProviderUnavailable, Message: op + ": " + err.Error(), Err: err,
-			Details: map[string]any{"operation": op}}
+		code = CodeProviderUnavailable
 	case errors.Is(err, ports.ErrNotFound):
 		return &Error{Code: CodeInvalidRequest, Message: op + ": " + err.Error(), Err: err,
 			Details: map[string]any{"operation": op, "issues": []Issue{{Path: []any{}, Reason: ReasonInvalidValue, Message: err.Error()}}}}
 	}
-	return &Error{Code: CodeExecutionFailure, Message: op + ": " + err.Error(), Err: err,
-		Details: map[string]any{"operation": op}}
+	return &Error{Code: code, Message: op + ": " + err.Error(), Err: err, Details: map[string]any{"operation": op}}
 }
 
 // cleanupError is cleanup_incomplete for owned resources that remain:

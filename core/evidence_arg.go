@@ -80,26 +80,18 @@ func (c *Call) ResolveParent(concise *Evidence, parent string) (*Evidence, error
 			"concise_evidence_id": string(concise.EvidenceID), "pass_instead": instead}}
 }
 
-// argAt returns the argument at path (object keys and array indices).
-func argAt(args map[string]any, path []any) (any, bool) {
-	var v any = args
+// argAt returns the value at path in v (object keys and array indices).
+func argAt(v any, path []any) (any, bool) {
 	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, ok := v.(map[string]any)
-			if !ok {
-				return nil, false
-			}
-			if v, ok = m[k]; !ok {
-				return nil, false
-			}
-		case int:
-			l, ok := v.([]any)
-			if !ok || k < 0 || k >= len(l) {
-				return nil, false
-			}
-			v = l[k]
-		default:
+		m, _ := v.(map[string]any)
+		l, _ := v.([]any)
+		k, key := p.(string)
+		i, index := p.(int)
+		if _, has := m[k]; key && has {
+			v = m[k]
+		} else if index && i >= 0 && i < len(l) {
+			v = l[i]
+		} else {
 			return nil, false
 		}
 	}
@@ -114,22 +106,15 @@ func (c *Call) KeepReference(name string, ev *Evidence) { c.KeepReferenceAt(ev, 
 // KeepReferenceAt is KeepReference for the Evidence argument at path (as
 // EvidenceAt names it); a path that does not name an argument is ignored.
 func (c *Call) KeepReferenceAt(ev *Evidence, path ...any) {
-	if len(path) == 0 {
+	if _, ok := argAt(c.Args, path); !ok || len(path) == 0 {
 		return
 	}
-	parent, ok := argAt(c.Args, path[:len(path)-1])
-	if !ok {
-		return
-	}
+	parent, _ := argAt(c.Args, path[:len(path)-1]) // holds path's last key or index: argAt found it there
 	ref := map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 	switch k := path[len(path)-1].(type) {
 	case string:
-		if m, ok := parent.(map[string]any); ok {
-			m[k] = ref
-		}
+		parent.(map[string]any)[k] = ref
 	case int:
-		if l, ok := parent.([]any); ok && k >= 0 && k < len(l) {
-			l[k] = ref
-		}
+		parent.([]any)[k] = ref
 	}
 }

@@ -173,16 +173,17 @@ func (l *Ledger) Get(id EvidenceID) (*Evidence, bool) {
 }
 
 // Resolve looks up a retained reference; a missing one is the canonical
-// evidence_integrity_mismatch with reason "missing".
+// evidence_integrity_mismatch with reason "missing", whose details say
+// what to pass instead (as ResolveParent's do).
 func (l *Ledger) Resolve(id EvidenceID) (*Evidence, error) {
 	if e, ok := l.Get(id); ok {
 		return e, nil
 	}
+	instead := "the complete record " + string(id) + " inline, or the evidence_id of the operation that made it, called again on this connection"
 	return nil, &Error{Code: CodeEvidenceIntegrityMismatch,
-		Message: "retained evidence " + string(id) + " is not in this connection's ledger",
-		Remediation: "Use an evidence_id returned on this connection, pass the complete Evidence inline, " +
-			"re-run the producing operation, or import an exported bundle first; close_binary clears retained records.",
-		Details: map[string]any{"evidence_id": string(id), "reason": "missing", "expected": "retained-evidence", "actual": nil}}
+		Message:     "retained evidence " + string(id) + " is not held on this connection (not recorded here, cleared by close_binary, or retained by another connection)",
+		Remediation: "Pass " + instead + "; or export_evidence_bundle where it was made, import_evidence_bundle here and pass the reference again.",
+		Details:     map[string]any{"evidence_id": string(id), "reason": "missing", "expected": "a record this connection holds", "actual": nil, "pass_instead": instead}}
 }
 
 // Len reports the number of records and their total bytes.

@@ -129,3 +129,21 @@ func TestDefaultLedgerBytesScalesAndObeysSetting(t *testing.T) {
 		t.Fatalf("a tiny setting gave %d", got)
 	}
 }
+
+// TestLedgerResolveMissingSaysWhatToPass: a reference this connection does
+// not hold says so and names what to pass instead, as ResolveParent's
+// missing parent does. Before, its details read "expected":
+// "retained-evidence", which is what was passed.
+func TestLedgerResolveMissingSaysWhatToPass(t *testing.T) {
+	is := is.New(t)
+	id := core.EvidenceID("ev_" + sha)
+	_, err := core.NewLedger().Resolve(id)
+	ce := core.AsError("t", err)
+	is.Equal(ce.Details["actual"], nil)
+	expected, _ := ce.Details["expected"].(string)
+	is.True(strings.Contains(expected, "this connection holds"))
+	instead, _ := ce.Details["pass_instead"].(string)
+	is.True(strings.Contains(instead, string(id)+" inline") && strings.Contains(instead, "again"))
+	is.True(strings.Contains(ce.Message, "not held on this connection"))
+	is.True(strings.HasPrefix(ce.Remediation, "Pass "+instead+"; or "))
+}

@@ -37,14 +37,14 @@ var viewInputSchema = `{"$schema": "https://json-schema.org/draft/2020-12/schema
        "value_flow_summary", "value_flow_operations", "value_flow_def_use", "value_flow_effects", "value_flow_parameters", "value_flow_parameter_uses"]},
       "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Rows, or UTF-16 code units for pseudocode."},
       "limit": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 64, "description": "Rows, or UTF-16 code units for pseudocode."}}}],
-   "description": "summary; a layout facet (mitigations, linkage); one section or symbol (by index or exact name); a stable page of a collection (offset 0, limit 64 by default); or an analyze_function facet (kind native)."}}}`
+   "description": "summary; a layout facet (mitigations, linkage); one section, symbol or module (by index, exact name, path or node_id); a stable page of a collection (offset 0, limit 64 by default); or an analyze_function facet (kind native)."}}}`
 
 func opInspectAnalysisView() *Operation {
 	return &Operation{
 		Name:  "inspect_analysis_view",
 		Title: "Inspect Analysis View",
-		Description: "Project a view of completed inspect_binary_layout or analyze_function Evidence without starting a provider or repeating the analysis: a summary, a layout facet (mitigations, linkage), " +
-			"one section or symbol, a stable page of sections, segments, symbols or relocations, or an analyze_function facet (procedure, pseudocode paged in UTF-16 code units, assembly, basic blocks, comments, callers, callees, references, unresolved calls, referenced strings and names, native API, and the value-flow facets value_flow_summary, value_flow_operations, value_flow_def_use, value_flow_effects, value_flow_parameters and value_flow_parameter_uses). " +
+		Description: "Project a view of completed inspect_binary_layout, analyze_function or analyze_javascript_application Evidence without starting a provider or repeating the analysis: a summary, a layout facet (mitigations, linkage), " +
+			"one section, symbol or module, a stable page of sections, segments, symbols, relocations or modules, or an analyze_function facet (procedure, pseudocode paged in UTF-16 code units, assembly, basic blocks, comments, callers, callees, references, unresolved calls, referenced strings and names, native API, and the value-flow facets value_flow_summary, value_flow_operations, value_flow_def_use, value_flow_effects, value_flow_parameters and value_flow_parameter_uses). " +
 			"The source is a retained reference from this connection (for example the evidence_reference of a resource_constraint error) or complete inline Evidence. Each view carries view_digest over its selected facts and names its parent.",
 		Kind:     KindEnhanced,
 		Effects:  Effects{MutatesSession: true, Idempotent: true},

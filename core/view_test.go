@@ -233,3 +233,21 @@ func TestViewArtifactPathIsTheParentsRecordedPath(t *testing.T) {
 	is.Equal(view("/opt/App/app.asar")["path"], "/opt/App/app.asar")
 	is.Equal(view("")["path"], "")
 }
+
+// TestViewDescriptionNamesEveryViewer: inspect_analysis_view's description
+// names each operation whose Evidence has views (the catalog's viewers, as
+// its source remediation lists them). Before, it named inspect_binary_layout
+// and analyze_function only, not analyze_javascript_application.
+func TestViewDescriptionNamesEveryViewer(t *testing.T) {
+	is := is.New(t)
+	c := catalog(t)
+	op, _ := c.Lookup("inspect_analysis_view")
+	_, err := c.Validate(op, json.RawMessage(`{"view":{"kind":"summary"}}`))
+	_, viewers, ok := strings.Cut(core.AsError(op.Name, err).Remediation, "the evidence_id that ")
+	viewers, _, _ = strings.Cut(viewers, " returned")
+	is.True(ok && strings.Count(viewers, " or ") >= 2)
+	for _, v := range strings.Split(viewers, " or ") {
+		is.True(strings.Contains(op.Description, v))
+	}
+	is.True(strings.Contains(op.Description, "module")) // analyze_javascript_application's collection
+}

@@ -61,7 +61,9 @@ func TestPromptsAreCoresPrompts(t *testing.T) {
 // TestPromptArgumentSuggestion: a misspelled prompt argument gets the
 // "did you mean" a tool's gets, from the kernel's one matcher, and the
 // remediation says what to rename. Before, only "prompt compare_versions
-// has no argument new_pth".
+// has no argument new_pth". The rename comes first, in the JSON-RPC
+// message and in the issues, before the missing argument it usually is:
+// before, the message named only the missing new_path.
 func TestPromptArgumentSuggestion(t *testing.T) {
 	is := is.New(t)
 	h := start(t)
@@ -69,6 +71,7 @@ func TestPromptArgumentSuggestion(t *testing.T) {
 	var rpc *jsonrpc.Error
 	is.True(errors.As(err, &rpc))
 	is.Equal(rpc.Code, int64(jsonrpc.CodeInvalidParams))
+	is.True(strings.Contains(rpc.Message, `did you mean "new_path"?`))
 	var env struct {
 		Error struct {
 			Code        core.Code        `json:"code"`
@@ -81,7 +84,9 @@ func TestPromptArgumentSuggestion(t *testing.T) {
 	is.NoErr(json.Unmarshal(rpc.Data, &env))
 	is.Equal(env.Error.Code, core.CodeInvalidRequest)
 	is.Equal(env.Error.Remediation.Action, "Rename input.New-Pth to new_path, correct anything else details.issues lists, and call again.")
-	is.Equal(env.Error.Details.Issues[1], core.Issue{Path: []any{"New-Pth"}, Reason: core.ReasonUnknownArgument,
+	is.Equal(len(env.Error.Details.Issues), 2)
+	is.Equal(env.Error.Details.Issues[1].Reason, core.ReasonMissingArgument)
+	is.Equal(env.Error.Details.Issues[0], core.Issue{Path: []any{"New-Pth"}, Reason: core.ReasonUnknownArgument,
 		Message: `prompt compare_versions has no argument New-Pth; did you mean "new_path"?`, Expected: "new_path"})
 }
 
