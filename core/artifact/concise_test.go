@@ -298,6 +298,21 @@ func TestLaterPagesAreCutFromTheRetainedInventory(t *testing.T) {
 	is.NoErr(os.Remove(filepath.Join(filepath.Dir(p), "app.asar.unpacked/native/addon.node")))
 	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10, "integrity_policy": "record-and-continue"})
 	is.Equal(builds(), 6)
+
+	// Root bytes changed after a build, before any page was cut from it
+	// (the bytes are first checked then, against what the build read):
+	// rebuilt.
+	data, err = os.ReadFile(pagesFixture(t, 32, "addon-v1"))
+	is.NoErr(err)
+	is.NoErr(os.WriteFile(p, data, 0o644))
+	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 7)
+	// A companion that appears after a build, before any page: rebuilt.
+	is.NoErr(os.WriteFile(filepath.Join(filepath.Dir(p), "app.asar.unpacked/native/addon.node"), []byte("addon-v1"), 0o644))
+	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 10, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 8)
+	mustCall(t, s, "inventory_artifact", map[string]any{"path": p, "offset": 20, "limit": 10, "integrity_policy": "record-and-continue"})
+	is.Equal(builds(), 8) // unchanged since: cut
 }
 
 // TestPagePastTheEndSaysWhereTheEntriesAre: an offset past the last entry

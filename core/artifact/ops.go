@@ -208,7 +208,7 @@ func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 	base.Limitations = append([]string{note}, base.Limitations...)
 	res := cutPage(base, views, p)
 	if parent != "" {
-		keepPages(ctx, c, req, g, ev.EvidenceID, base, views, obs.Locations)
+		keepPages(c, req, g, ev.EvidenceID, base, views, obs.Locations)
 	}
 	out := *obs
 	out.Result, out.Limitations = res, res.Limitations

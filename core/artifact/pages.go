@@ -42,8 +42,10 @@ type inventoryPages struct {
 type pagedInventory struct {
 	key        string // the root's path and the complete record's parameters
 	parent     core.EvidenceID
-	companions []string // companion files asked for, by path beside the root
-	digest     string   // sourceDigest of the root and companions
+	companions []string              // companion files asked for, by path beside the root
+	rootSHA    string                // the root's SHA-256 the build read
+	stamps     map[string]*fileStamp // each companion's stamp when the build opened it (nil: absent)
+	digest     string                // sourceDigest of the root and companions, from the first page cut ("" before)
 	base       InventoryArtifactResult
 	views      []Entry
 	locations  []core.Location
@@ -82,18 +84,33 @@ func cachedPage(ctx context.Context, c *core.Call, req Request, p pageInput) (*I
 	if _, err := c.Resolve(last.parent); err != nil {
 		return nil, nil
 	}
-	digest, _, err := sourceDigest(ctx, req.Path, last.companions)
-	if err != nil || digest != last.digest {
+	digest, now, err := sourceDigest(ctx, req.Path, last.companions)
+	if err != nil {
+		return nil, nil
+	}
+	pages.mu.Lock()
+	defer pages.mu.Unlock()
+	if last.digest == "" {
+		// The first page cut: the bytes are the build's when the root's
+		// digest is the one it read and each companion is as it opened it.
+		if digestRoot(digest) != last.rootSHA || !sameStamps(last.stamps, now) {
+			return nil, nil
+		}
+		last.digest = digest
+	}
+	if digest != last.digest {
 		return nil, nil
 	}
 	return cutPage(&last.base, last.views, p), last.locations
 }
 
 // keepPages keeps base (the concise inventory of g, without its page) and
-// views (its entries) for later pages, when g's root is a regular file
-// whose bytes, and those of the companions it read, are still the ones g
-// was built from. parent is the retained complete record base names.
-func keepPages(ctx context.Context, c *core.Call, req Request, g *Graph, parent core.EvidenceID, base *InventoryArtifactResult, views []Entry, locs []core.Location) {
+// views (its entries) for later pages, when g's root is a regular file,
+// with what the build read of it (the root's SHA-256, the companions'
+// stamps): the first later page checks the bytes against them
+// (cachedPage), so the root is not read again here, right after the build
+// read it. parent is the retained complete record base names.
+func keepPages(c *core.Call, req Request, g *Graph, parent core.EvidenceID, base *InventoryArtifactResult, views []Entry, locs []core.Location) {
 	key, ok := pageKey(c, req.Path)
 	if !ok || g.b == nil || g.Manifest.RootFormat == "directory" {
 		return
@@ -101,14 +118,10 @@ func keepPages(ctx context.Context, c *core.Call, req Request, g *Graph, parent 
 	g.b.mu.Lock()
 	read := maps.Clone(g.b.companions)
 	g.b.mu.Unlock()
-	names := slices.Sorted(maps.Keys(read))
-	digest, now, err := sourceDigest(ctx, req.Path, names)
-	if err != nil || !sameStamps(read, now) || digestRoot(digest) != g.Manifest.RootSHA256 {
-		return // changed since the build read it: the next page rebuilds
-	}
 	pages := pagesOf(c)
 	pages.mu.Lock()
-	pages.last = &pagedInventory{key: key, parent: parent, companions: names, digest: digest, base: *base, views: views, locations: locs}
+	pages.last = &pagedInventory{key: key, parent: parent, companions: slices.Sorted(maps.Keys(read)), rootSHA: g.Manifest.RootSHA256,
+		stamps: read, base: *base, views: views, locations: locs}
 	pages.mu.Unlock()
 }
 
