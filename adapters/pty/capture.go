@@ -512,12 +512,30 @@ func (c *capture) abort(out *ports.ProcessCapture, cause error) (*ports.ProcessC
 		c.interactions[len(c.interactions)-1].Reason = "not dispatched: the program was not launched"
 	}
 	out.InteractionEvents = c.interactions
+	// The journal ends as a capture's does (§1.2, §1.4: an exit, a
+	// settlement and, when the files were checkpointed before, the
+	// checkpoint after settlement), so that it is complete: its exit and
+	// settlement records are stored like any other. The files after are
+	// observed, as they are after any settlement: nothing ran to change
+	// them, which the effects then show.
+	c.record(ports.JournalLifecycle, 0)
+	c.record(ports.JournalLifecycle, 1)
+	if c.checkpointed() {
+		out.FilesAfter, out.Truncation.FilesystemAfter = snapshot(context.WithoutCancel(c.ctx), out.ObservationRoots, c.sc.Limits)
+		c.record(ports.JournalFilesystem, 1)
+		out.FileEffects = effects(out.FilesBefore, out.FilesAfter, out.Truncation.FilesystemBefore, out.Truncation.FilesystemAfter)
+		fsTrunc := func(t ports.FilesystemTruncation) bool { return t.EnumerationTruncated || len(t.HashOmissions) > 0 }
+		out.Truncation.Truncated = fsTrunc(out.Truncation.FilesystemBefore) || fsTrunc(out.Truncation.FilesystemAfter)
+	}
 	out.SignalAttempts = c.sup.Signals()
 	out.CompletedAt = time.Now().UTC()
 	out.Coverage = []ports.CoverageNote{
 		{Scope: ports.ScopeProcess, Reason: "the program was not launched: " + cause.Error()},
 		{Scope: ports.ScopeEnvironment, Reason: "the inherited host environment is not recorded"},
 		{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed"},
+	}
+	if len(out.ObservationRoots) == 0 {
+		out.Coverage = append(out.Coverage, ports.CoverageNote{Scope: ports.ScopeFilesystem, Reason: "no filesystem observation paths were declared"})
 	}
 	empty := hex.EncodeToString(c.rawHash.Sum(nil))
 	out.Manifest.ProviderVersion = ProviderVersion
@@ -526,12 +544,24 @@ func (c *capture) abort(out *ports.ProcessCapture, cause error) (*ports.ProcessC
 	out.Manifest.StartedAt, out.Manifest.CompletedAt = out.StartedAt, out.CompletedAt
 	out.Manifest.RawOutputSHA256, out.Manifest.NormalizedOutputSHA256 = empty, empty
 	out.NormalizationApplied = normalizationRecord(c.sc)
-	out.EventJournal = c.journal // what was stored before the failure: the files before it, when checkpointed
+	out.EventJournal = c.journal
 	c.disposition = ports.DispositionFailed
 	c.cleanupStatus = fmt.Sprintf("owned_process_group=%s terminal_renderer=%s temporary_root=%s",
 		out.Cleanup.OwnedProcessGroup.State, out.Cleanup.TerminalRenderer.State, out.Cleanup.TemporaryRoot.State)
 	c.observe("cleanup")
 	return nil, &ports.CaptureError{Disposition: ports.DispositionFailed, Cause: cause, Partial: out}
+}
+
+// checkpointed reports whether the files before the launch were stored.
+func (c *capture) checkpointed() bool {
+	c.journalMu.Lock()
+	defer c.journalMu.Unlock()
+	for _, j := range c.journal {
+		if j.Collection == ports.JournalFilesystem && j.Index == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // drain stores the chunks already waiting, without blocking; nil once the

@@ -705,7 +705,42 @@ func TestLaunchFailure(t *testing.T) {
 	// normalization rules "differed".
 	is.Equal(ce.Partial.NormalizationApplied.RenderedLineFormat, "trailing-spaces-trimmed-v1")
 	is.Equal(ce.Partial.NormalizationApplied.PortNormalizationVersion, "contextual-endpoints-v2")
-	is.Equal(ce.Partial.EventJournal, []ports.JournalEntry{{CaptureOrder: 0, Collection: ports.JournalFilesystem, Index: 0}})
+	is.Equal(ce.Partial.EventJournal, []ports.JournalEntry{{CaptureOrder: 0, Collection: ports.JournalFilesystem, Index: 0},
+		{CaptureOrder: 1, Collection: ports.JournalLifecycle, Index: 0}, {CaptureOrder: 2, Collection: ports.JournalLifecycle, Index: 1},
+		{CaptureOrder: 3, Collection: ports.JournalFilesystem, Index: 1}})
+}
+
+// A launch that fails (an ELF header with nothing after it: exec format
+// error)
+// journals what a capture's journal ends with (§1.2, §1.4): the exit, the
+// settlement and the files after settlement, which nothing changed.
+// Before, its journal stopped at the files before the launch: it was not
+// complete (no lifecycle entries) and had one checkpoint of two.
+func TestLaunchFailureJournalIsComplete(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "notaprogram")
+	is.NoErr(os.WriteFile(bin, append([]byte("\x7fELF"), make([]byte, 60)...), 0o755))
+	sc := ports.NewCaptureScenario(bin)
+	sc.FilesystemObservationPaths = []string{dir}
+	sc.Events = []ports.CaptureEvent{{Type: ports.EventInput, AtMS: 10, Data: "x\n"}}
+	_, err := capture(t, e, context.Background(), sc)
+	var ce *ports.CaptureError
+	is.True(errors.As(err, &ce))
+	is.True(errors.Is(err, syscall.ENOEXEC))
+	p := ce.Partial
+	is.Equal(p.EventJournal, []ports.JournalEntry{{CaptureOrder: 0, Collection: ports.JournalFilesystem, Index: 0},
+		{CaptureOrder: 1, Collection: ports.JournalInteractionEvents, Index: 0},
+		{CaptureOrder: 2, Collection: ports.JournalLifecycle, Index: 0}, {CaptureOrder: 3, Collection: ports.JournalLifecycle, Index: 1},
+		{CaptureOrder: 4, Collection: ports.JournalFilesystem, Index: 1}})
+	is.Equal(p.Exit.Reason, ports.DispositionFailed)
+	is.Equal(p.Settlement.State, ports.SettlementQuiesced)
+	is.Equal(p.FilesAfter, p.FilesBefore)
+	is.Equal(len(p.FileEffects), 2) // the root and the file, unchanged
+	for _, fe := range p.FileEffects {
+		is.Equal(fe.Effect, ports.EffectUnchanged)
+	}
 }
 
 // A failed launch settles as quiesced (nothing was launched, so nothing
@@ -735,7 +770,8 @@ func TestLaunchFailureSettlesAndRecordsItsEvents(t *testing.T) {
 	is.Equal(p.InteractionEvents[0].Data, "<not-dispatched>") // the secret is not recorded
 	is.Equal(p.InteractionEvents[1].Data, "100x30")
 	is.Equal(p.EventJournal[1:], []ports.JournalEntry{{CaptureOrder: 1, Collection: ports.JournalInteractionEvents, Index: 0},
-		{CaptureOrder: 2, Collection: ports.JournalInteractionEvents, Index: 1}})
+		{CaptureOrder: 2, Collection: ports.JournalInteractionEvents, Index: 1}, {CaptureOrder: 3, Collection: ports.JournalLifecycle, Index: 0},
+		{CaptureOrder: 4, Collection: ports.JournalLifecycle, Index: 1}, {CaptureOrder: 5, Collection: ports.JournalFilesystem, Index: 1}})
 }
 
 // settle_ms=0: one empty look after the exit settles the tree.

@@ -213,8 +213,17 @@ func checkInvariants(t *testing.T, c *ports.ProcessCapture) {
 			t.Errorf("journal has %d %s, the capture %d", counts[k], k, v)
 		}
 	}
-	if c.Exit.Reason != ports.DispositionFailed && counts[ports.JournalLifecycle] != 2 {
+	// A non-empty journal is complete (§1.4): it stores the exit and the
+	// settlement, a failed launch's too, and the files before and after
+	// settlement or neither.
+	if len(c.EventJournal) > 0 && counts[ports.JournalLifecycle] != 2 {
 		t.Errorf("journal lifecycle entries: %d", counts[ports.JournalLifecycle])
+	}
+	if n := counts[ports.JournalFilesystem]; n != 0 && n != 2 {
+		t.Errorf("journal filesystem checkpoints: %d", n)
+	}
+	if n := len(c.EventJournal); n > 0 && c.EventJournal[n-1].Collection != ports.JournalFilesystem && counts[ports.JournalFilesystem] > 0 {
+		t.Errorf("the journal ends with %s, not the checkpoint after settlement", c.EventJournal[n-1].Collection)
 	}
 	if c.Exit.Reason != ports.DispositionExited && c.Exit.Code != nil {
 		t.Errorf("a %s exit has code %d", c.Exit.Reason, *c.Exit.Code)

@@ -25,15 +25,21 @@ func (c *capturers) CaptureProcess(ctx context.Context, req ports.CaptureRequest
 
 // launchFailed fails as the pty engine fails a launch (its abort): the
 // files before were checkpointed, nothing of the program was observed,
-// and the exit says the launch failed.
+// the exit says the launch failed, the tree is quiesced, and the journal
+// ends as every capture's does, with the exit, the settlement and the
+// files after (which nothing changed).
 type launchFailed struct{}
 
 func (launchFailed) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
 	c, _ := greeterCapturer{name: "alice"}.CaptureProcess(ctx, req)
 	c.Frames, c.RenderedFrames, c.FinalScreen, c.InteractionEvents = nil, nil, ports.RenderedFrame{}, nil
-	c.NormalizedProcesses, c.ProcessSamples, c.FilesAfter, c.FileEffects = nil, nil, nil, nil
-	c.Exit, c.Settlement = ports.CaptureExit{Reason: ports.DispositionFailed}, ports.Settlement{}
-	c.EventJournal = []ports.JournalEntry{{CaptureOrder: 0, Collection: ports.JournalFilesystem, Index: 0}}
+	c.NormalizedProcesses, c.ProcessSamples = nil, nil
+	c.FilesAfter = c.FilesBefore
+	c.FileEffects = []ports.FileEffect{{Path: c.FilesBefore[0].Path, Effect: ports.EffectUnchanged}}
+	c.Exit, c.Settlement = ports.CaptureExit{Reason: ports.DispositionFailed}, ports.Settlement{State: ports.SettlementQuiesced}
+	c.EventJournal = []ports.JournalEntry{{CaptureOrder: 0, Collection: ports.JournalFilesystem, Index: 0},
+		{CaptureOrder: 1, Collection: ports.JournalLifecycle, Index: 0}, {CaptureOrder: 2, Collection: ports.JournalLifecycle, Index: 1},
+		{CaptureOrder: 3, Collection: ports.JournalFilesystem, Index: 1}}
 	c.Coverage = []ports.CoverageNote{{Scope: ports.ScopeProcess, Reason: "the program was not launched: pty: launch /tmp/greeter: exec format error"}}
 	return nil, &ports.CaptureError{Disposition: ports.DispositionFailed, Cause: errors.New("pty: launch /tmp/greeter: exec format error"), Partial: c}
 }
@@ -90,14 +96,20 @@ func TestCompareSaysASideFailedAndWhatItDidNotObserve(t *testing.T) {
 	is.Equal(in.Side, "left")
 	is.True(in.Failed)
 	is.True(strings.Contains(in.Reason, "process_capture_failed") && strings.Contains(in.Reason, "exec format error"))
-	is.Equal(strings.Join(in.NotObserved, " "), "terminal interaction_events exit settlement processes filesystem.after filesystem.effects ports")
+	is.Equal(strings.Join(in.NotObserved, " "), "terminal interaction_events exit processes ports")
 	for _, d := range g.Dimensions {
+		if d.Dimension == "filesystem" {
+			// Observed on both sides: the launch that failed wrote no
+			// out.txt.
+			is.Equal(d.Status, "changed")
+			continue
+		}
 		if d.Status != "unknown" || d.Reason == nil || !strings.Contains(*d.Reason, "left capture did not observe") || d.Difference != nil {
 			t.Errorf("%s: %s (%v), difference %v; want unknown: the left side did not observe it", d.Dimension, d.Status, d.Reason, d.Difference)
 		}
 	}
-	is.Equal(g.Status, "unknown")
-	is.Equal(g.FirstDivergence.Status, "unknown")
+	is.Equal(g.Status, "changed")
+	is.Equal(g.FirstDivergence.Status, "found")
 
 	// Against a program that exited before its second input, only the
 	// failed side is incomplete: the failed one received no input, so the
