@@ -57,6 +57,13 @@ type sampler struct {
 	runID       string
 	limit       int64
 
+	// What a look reads of /proc: the process table, a process's argv and
+	// whether it carries the run ID. A test replays recorded looks
+	// through them.
+	table   func() (map[int]supervisor.Proc, error)
+	argv    func(pid int) ([]string, bool)
+	carries func(pid int, runID string) (has, ok bool)
+
 	procs      map[procKey]*procRecord
 	order      []procKey
 	tokenSeen  map[procKey]bool // true: carries the run ID; false: checked, does not
@@ -73,6 +80,8 @@ type sampler struct {
 func newSampler(launcher int, start uint64, runID string, limit int64) *sampler {
 	return &sampler{
 		launcher: launcher, launchStart: start, runID: runID, limit: limit,
+		table: func() (map[int]supervisor.Proc, error) { return supervisor.ProcTable(context.Background()) },
+		argv:  readArgv, carries: supervisor.CarriesRunID,
 		procs: map[procKey]*procRecord{}, tokenSeen: map[procKey]bool{},
 		sockets: map[string]*ports.ListeningSocket{}, unreadable: map[int]string{},
 	}
@@ -88,7 +97,7 @@ func (s *sampler) fail(err error) {
 
 // sample takes one look and returns the capture's live processes.
 func (s *sampler) sample(atMS int64) []supervisor.Proc {
-	tab, err := supervisor.ProcTable(context.Background())
+	tab, err := s.table()
 	if err != nil {
 		s.fail(err)
 		return nil
@@ -126,7 +135,7 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 		has, seen := s.tokenSeen[k]
 		if !seen {
 			var ok bool
-			has, ok = supervisor.CarriesRunID(pid, s.runID)
+			has, ok = s.carries(pid, s.runID)
 			if !ok {
 				// Another user's process, or one that is gone: not ours to
 				// claim, and not worth a failure unless it is in our group.
@@ -150,21 +159,21 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 		k := procKey{p.PID, p.Start}
 		rec, ok := s.procs[k]
 		if !ok {
-			argv, readable := readArgv(p.PID)
-			rec = &procRecord{key: k, CapturedProcess: ports.CapturedProcess{
-				PID: p.PID, Comm: p.Comm, Argv: argv, ArgvReadable: readable,
-				FirstSeenMS: atMS, ByRunID: byToken[p.PID],
-			}}
+			rec = &procRecord{key: k, CapturedProcess: ports.CapturedProcess{PID: p.PID, FirstSeenMS: atMS, ByRunID: byToken[p.PID]}}
 			s.procs[k] = rec
 			s.order = append(s.order, k)
 		}
 		rec.ParentPID, rec.ProcessGroupID, rec.SessionID = p.PPID, p.PGID, p.SID
 		rec.LastSeenMS = atMS
-		if p.Comm != rec.Comm || !rec.ArgvReadable {
-			// An exec (the kernel's command name changed) or a first read
-			// that failed: the argv is read again.
-			rec.Comm = p.Comm
-			rec.Argv, rec.ArgvReadable = readArgv(p.PID)
+		// The argv is read at every look, and a later one supersedes an
+		// earlier: a child seen between its fork and its exec has its
+		// parent's argv, and an exec need not change the kernel's command
+		// name (make running make, sh running sh), so the name alone does
+		// not tell that it happened. A read that fails (the process is
+		// exiting) keeps what an earlier one read.
+		rec.Comm = p.Comm
+		if argv, readable := s.argv(p.PID); readable {
+			rec.Argv, rec.ArgvReadable = argv, true
 		}
 		cmd := p.Comm
 		if rec.ArgvReadable {

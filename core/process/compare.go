@@ -394,13 +394,17 @@ var dimensions = []struct {
 	// side only may have lived between two samples on the other, so
 	// absence is not observed.
 	sampled func(map[string]any) string
+	// transient, when set, tells a sampled item that may stand for
+	// another the other side saw: a process sampled between its fork and
+	// its exec (processForkCopy).
+	transient func(map[string]any) bool
 }{
-	{"terminal", "terminal", terminalItems, []string{"terminal"}, timeless, false, nil},
-	{"interaction", "interaction", interactionItems, []string{"interaction_events"}, nil, false, nil},
-	{"exit", "exit", exitItems, []string{"exit", "settlement"}, nil, false, nil},
-	{"process", "process", processItems, []string{"processes"}, processCompared, true, processCommand},
-	{"filesystem", "filesystem", filesystemItems, []string{"filesystem.before", "filesystem.after", "filesystem.effects"}, nil, false, nil},
-	{"ports", "network", portItems, []string{"ports"}, nil, false, nil},
+	{"terminal", "terminal", terminalItems, []string{"terminal"}, timeless, false, nil, nil},
+	{"interaction", "interaction", interactionItems, []string{"interaction_events"}, nil, false, nil, nil},
+	{"exit", "exit", exitItems, []string{"exit", "settlement"}, nil, false, nil, nil},
+	{"process", "process", processItems, []string{"processes"}, processCompared, true, processCommand, processForkCopy},
+	{"filesystem", "filesystem", filesystemItems, []string{"filesystem.before", "filesystem.after", "filesystem.effects"}, nil, false, nil, nil},
+	{"ports", "network", portItems, []string{"ports"}, nil, false, nil, nil},
 }
 
 // gap is what a capture did not observe: everything of a program it
@@ -553,8 +557,26 @@ func processCommand(p map[string]any) string { return canon(p["command"]) }
 // onlyAbsences reports whether one side has fewer items, all among the
 // other's (as a multiset of keys): the sides differ only by items one of
 // them did not see. As many items on both sides that differ (a process in
-// another group or session) are an observed difference.
-func onlyAbsences(l, r []map[string]any, key func(map[string]any) string) bool {
+// another group or session) are an observed difference. Items transient
+// tells (when set) are left out on both sides first: they may stand for
+// what the other side saw, so what is left is compared, and equal lists
+// are then no observed difference either.
+func onlyAbsences(l, r []map[string]any, key func(map[string]any) string, transient func(map[string]any) bool) bool {
+	if transient != nil {
+		keep := func(items []map[string]any) []map[string]any {
+			var out []map[string]any
+			for _, it := range items {
+				if !transient(it) {
+					out = append(out, it)
+				}
+			}
+			return out
+		}
+		l, r = keep(l), keep(r)
+		if canon(l) == canon(r) {
+			return true
+		}
+	}
 	if len(l) == len(r) {
 		return false
 	}
@@ -763,9 +785,13 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			status, reason = "truncated", "At least one capture is truncated."
 		case !sameNorm:
 			status, reason = "unknown", "Capture normalization rules differ."
-		case !equal && dim.sampled != nil && residual[dim.scope] && onlyAbsences(li, ri, dim.sampled):
+		case !equal && dim.sampled != nil && residual[dim.scope] && onlyAbsences(lc, rc, dim.sampled, nil):
 			unproven = true
 			status, reason = "unknown", "The "+dim.name+" observations are sampled: what one side saw and the other did not may have lived between two of its samples."
+		case !equal && dim.sampled != nil && residual[dim.scope] && onlyAbsences(lc, rc, dim.sampled, dim.transient):
+			unproven = true
+			status, reason = "unknown", "The "+dim.name+" observations are sampled: what one side saw and the other did not may have lived between two of its samples, "+
+				"and a process with its parent's command may have been sampled between its fork and its exec, standing for what the other side saw it become."
 		case !equal && len(li) == 0:
 			status = "added"
 		case !equal && len(ri) == 0:

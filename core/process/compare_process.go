@@ -85,6 +85,16 @@ func processItems(d *captureDoc) []map[string]any {
 	return sorted
 }
 
+// processForkCopy tells a process item whose command is its parent's: a
+// child sampled between its fork and its exec, which another run may have
+// seen as the program it became, or never seen. (A process that forks
+// without an exec, as a server's workers do, is one too: its absence on
+// one side is unknown, as any sampled absence is.)
+func processForkCopy(p map[string]any) bool {
+	parents, _ := p["parents"].([]string)
+	return len(parents) > 0 && parents[len(parents)-1] == p["command"]
+}
+
 // processCompared is process items as compared: without their ids.
 func processCompared(items []map[string]any) []map[string]any {
 	out := make([]map[string]any, len(items))

@@ -121,3 +121,64 @@ func TestCompareProcessCapturesMatchesProcessesByCommand(t *testing.T) {
 	is.Equal(p.Difference.Right["parents"], []any{"make -j2", "gcc -c b.c"})
 	is.Equal(p.Difference.Right["command"], "as --64 -o a.o <temporary-root>/ccXXXXXX.s")
 }
+
+// compareProcess compares two of the capturer's captures and returns the
+// process dimension's status and reason.
+func compareProcess(t *testing.T, call func(string, any) *core.Result, l, r *core.Result) (status, reason string) {
+	t.Helper()
+	res := call("compare_process_captures", map[string]any{
+		"left":  map[string]any{"kind": "retained-evidence", "evidence_id": string(l.Evidence.EvidenceID)},
+		"right": map[string]any{"kind": "retained-evidence", "evidence_id": string(r.Evidence.EvidenceID)}})
+	var out struct {
+		Dimensions []struct {
+			Dimension, Status string
+			Reason            *string
+		}
+	}
+	if err := json.Unmarshal(res.Evidence.NormalizedResult, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range out.Dimensions {
+		if d.Dimension == "process" {
+			if d.Reason != nil {
+				reason = *d.Reason
+			}
+			return d.Status, reason
+		}
+	}
+	t.Fatal("no process dimension")
+	return "", ""
+}
+
+// A child sampled between its fork and its exec carries its parent's
+// command; the next look may find it gone, so that run records a second
+// "gcc -c a.c" under gcc -c a.c where another run saw the assembler it
+// became. That is no observed difference: the process dimension is
+// unknown, and says why. Before, the two builds' trees were "changed".
+// A child under another command in the same place is still a change.
+func TestCompareProcessCapturesForkCopyIsNoDifference(t *testing.T) {
+	is := is.New(t)
+	tmp := map[string]string{"a": "Ab12Cd", "b": "x9YzQ1"}
+	whole := build([]string{"a", "b"}, tmp, nil)
+	forked := build([]string{"a", "b"}, tmp, nil)
+	other := build([]string{"a", "b"}, tmp, nil)
+	for i := range forked {
+		if strings.HasPrefix(forked[i].Command, "as ") && strings.Contains(forked[i].Command, "a.o") {
+			forked[i].Command = "gcc -c a.c" // its parent's: sampled before its exec
+			other[i].Command = "ld -r a.o"
+		}
+	}
+	capt := &sampledCapturer{trees: [][]ports.NormalizedProcess{whole, forked, other}}
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: capt})
+	var caps []*core.Result
+	for range 3 {
+		caps = append(caps, call("capture_process_scenario", map[string]any{"executable": "/bin/sh"}))
+	}
+	st, why := compareProcess(t, call, caps[0], caps[1])
+	is.Equal(st, "unknown")
+	is.True(strings.Contains(why, "between its fork and its exec"))
+	st, _ = compareProcess(t, call, caps[1], caps[0])
+	is.Equal(st, "unknown")
+	st, _ = compareProcess(t, call, caps[0], caps[2])
+	is.Equal(st, "changed")
+}
