@@ -1084,10 +1084,7 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 	for i, p := range out.Processes {
 		out.Processes[i].FirstSeenMS = bucketMS(p.FirstSeenMS, b)
 		out.Processes[i].LastSeenMS = bucketMS(p.LastSeenMS, b)
-		cmd := p.Comm
-		if p.ArgvReadable {
-			cmd = strings.Join(p.Argv, " ")
-		}
+		cmd := commandOf(p)
 		out.NormalizedProcesses = append(out.NormalizedProcesses, ports.NormalizedProcess{
 			ID: id(p.PID), ParentID: id(p.ParentPID), GroupID: id(p.ProcessGroupID), SessionID: id(p.SessionID),
 			Command: strings.TrimSpace(cn.Normalize(cmd)), FirstSeenMS: bucketMS(p.FirstSeenMS, b),

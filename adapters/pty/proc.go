@@ -175,10 +175,7 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 		if argv, readable := s.argv(p.PID); readable {
 			rec.Argv, rec.ArgvReadable = argv, true
 		}
-		cmd := p.Comm
-		if rec.ArgvReadable {
-			cmd = strings.Join(rec.Argv, " ")
-		}
+		cmd := commandOf(rec.CapturedProcess)
 		sig := fmt.Sprintf("%d\x00%s\x00%d\x00%d", p.PPID, cmd, p.PGID, p.SID)
 		if sig != rec.lastSig {
 			rec.lastSig = sig
@@ -284,6 +281,18 @@ func parseListeners(proto string, b []byte) []listener {
 		out = append(out, listener{addr: ip, port: int(pn), inode: f[9]})
 	}
 	return out
+}
+
+// commandOf is a process's command line: its argv joined by spaces, or,
+// when no look could read the argv (a process that was exiting), its
+// kernel command name in brackets, as ps writes it, so that a comparison
+// tells the name (the first 15 bytes of the program's file name) from a
+// command run with no arguments.
+func commandOf(p ports.CapturedProcess) string {
+	if p.ArgvReadable {
+		return strings.Join(p.Argv, " ")
+	}
+	return "[" + p.Comm + "]"
 }
 
 // processes returns the records in first-seen order.

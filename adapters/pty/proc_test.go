@@ -74,3 +74,22 @@ func TestLaterArgvSupersedesTheForkCopy(t *testing.T) {
 	}
 	is.Equal(history, []string{"make -j2", "make -C sub"})
 }
+
+// A process whose argv no look could read (it was exiting each time) is
+// named by its kernel command name in brackets, as ps writes it, not as if
+// it had run with no arguments. Before, it was "as".
+func TestUnreadArgvIsTheBracketedName(t *testing.T) {
+	is := is.New(t)
+	const sh, as = 5000011, 5000012
+	s := replay(sh, []look{{
+		table: map[int]supervisor.Proc{sh: {PID: sh, PPID: 1, PGID: sh, SID: sh, Start: 100, Comm: "sh"},
+			as: {PID: as, PPID: sh, PGID: sh, SID: sh, Start: 101, Comm: "as"}},
+		argv: map[int][]string{sh: {"sh", "-c", "as x.s"}},
+	}})
+	var cmds []string
+	for _, p := range s.processes() {
+		cmds = append(cmds, commandOf(p))
+	}
+	is.Equal(cmds, []string{"sh -c as x.s", "[as]"})
+	is.Equal(s.samples[1].Command, "[as]")
+}

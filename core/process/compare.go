@@ -396,13 +396,13 @@ var dimensions = []struct {
 	sampled func(map[string]any) string
 	// transient, when set, tells a sampled item that may stand for
 	// another the other side saw: a process sampled between its fork and
-	// its exec (processForkCopy).
+	// its exec, or whose arguments were never read (processPartlySeen).
 	transient func(map[string]any) bool
 }{
 	{"terminal", "terminal", terminalItems, []string{"terminal"}, timeless, false, nil, nil},
 	{"interaction", "interaction", interactionItems, []string{"interaction_events"}, nil, false, nil, nil},
 	{"exit", "exit", exitItems, []string{"exit", "settlement"}, nil, false, nil, nil},
-	{"process", "process", processItems, []string{"processes"}, processCompared, true, processCommand, processForkCopy},
+	{"process", "process", processItems, []string{"processes"}, processCompared, true, processCommand, processPartlySeen},
 	{"filesystem", "filesystem", filesystemItems, []string{"filesystem.before", "filesystem.after", "filesystem.effects"}, nil, false, nil, nil},
 	{"ports", "network", portItems, []string{"ports"}, nil, false, nil, nil},
 }
@@ -791,7 +791,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 		case !equal && dim.sampled != nil && residual[dim.scope] && onlyAbsences(lc, rc, dim.sampled, dim.transient):
 			unproven = true
 			status, reason = "unknown", "The "+dim.name+" observations are sampled: what one side saw and the other did not may have lived between two of its samples, "+
-				"and a process with its parent's command may have been sampled between its fork and its exec, standing for what the other side saw it become."
+				"and a process with its parent's command (sampled between its fork and its exec) or with its name only in brackets (its arguments unread: it was exiting) may stand for what the other side saw."
 		case !equal && len(li) == 0:
 			status = "added"
 		case !equal && len(ri) == 0:

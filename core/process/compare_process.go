@@ -85,14 +85,19 @@ func processItems(d *captureDoc) []map[string]any {
 	return sorted
 }
 
-// processForkCopy tells a process item whose command is its parent's: a
-// child sampled between its fork and its exec, which another run may have
-// seen as the program it became, or never seen. (A process that forks
-// without an exec, as a server's workers do, is one too: its absence on
-// one side is unknown, as any sampled absence is.)
-func processForkCopy(p map[string]any) bool {
+// processPartlySeen tells a process item that may stand for another the
+// other run saw: one whose command is its parent's (a child sampled
+// between its fork and its exec, which another run may have seen as the
+// program it became, or never seen; a process that forks without an exec,
+// as a server's workers do, is one too, and its absence on one side is
+// unknown, as any sampled absence is), and one whose arguments no look
+// could read (the engine writes its command name in brackets, as ps does:
+// it was exiting, and another run read its whole command).
+func processPartlySeen(p map[string]any) bool {
 	parents, _ := p["parents"].([]string)
-	return len(parents) > 0 && parents[len(parents)-1] == p["command"]
+	cmd, _ := p["command"].(string)
+	return len(parents) > 0 && parents[len(parents)-1] == cmd ||
+		len(cmd) > 2 && cmd[0] == '[' && cmd[len(cmd)-1] == ']'
 }
 
 // processCompared is process items as compared: without their ids.

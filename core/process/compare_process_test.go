@@ -153,25 +153,29 @@ func compareProcess(t *testing.T, call func(string, any) *core.Result, l, r *cor
 // A child sampled between its fork and its exec carries its parent's
 // command; the next look may find it gone, so that run records a second
 // "gcc -c a.c" under gcc -c a.c where another run saw the assembler it
-// became. That is no observed difference: the process dimension is
-// unknown, and says why. Before, the two builds' trees were "changed".
-// A child under another command in the same place is still a change.
+// became. Likewise a process whose arguments no look read (it was
+// exiting) has only its name, in brackets. Neither is an observed
+// difference: the process dimension is unknown, and says why. Before, the
+// two builds' trees were "changed". A child under another command in the
+// same place is still a change.
 func TestCompareProcessCapturesForkCopyIsNoDifference(t *testing.T) {
 	is := is.New(t)
 	tmp := map[string]string{"a": "Ab12Cd", "b": "x9YzQ1"}
 	whole := build([]string{"a", "b"}, tmp, nil)
 	forked := build([]string{"a", "b"}, tmp, nil)
+	unread := build([]string{"a", "b"}, tmp, nil)
 	other := build([]string{"a", "b"}, tmp, nil)
 	for i := range forked {
 		if strings.HasPrefix(forked[i].Command, "as ") && strings.Contains(forked[i].Command, "a.o") {
 			forked[i].Command = "gcc -c a.c" // its parent's: sampled before its exec
+			unread[i].Command = "[as]"
 			other[i].Command = "ld -r a.o"
 		}
 	}
-	capt := &sampledCapturer{trees: [][]ports.NormalizedProcess{whole, forked, other}}
+	capt := &sampledCapturer{trees: [][]ports.NormalizedProcess{whole, forked, unread, other}}
 	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: capt})
 	var caps []*core.Result
-	for range 3 {
+	for range 4 {
 		caps = append(caps, call("capture_process_scenario", map[string]any{"executable": "/bin/sh"}))
 	}
 	st, why := compareProcess(t, call, caps[0], caps[1])
@@ -179,6 +183,9 @@ func TestCompareProcessCapturesForkCopyIsNoDifference(t *testing.T) {
 	is.True(strings.Contains(why, "between its fork and its exec"))
 	st, _ = compareProcess(t, call, caps[1], caps[0])
 	is.Equal(st, "unknown")
-	st, _ = compareProcess(t, call, caps[0], caps[2])
+	st, why = compareProcess(t, call, caps[2], caps[0])
+	is.Equal(st, "unknown")
+	is.True(strings.Contains(why, "arguments unread"))
+	st, _ = compareProcess(t, call, caps[0], caps[3])
 	is.Equal(st, "changed")
 }
