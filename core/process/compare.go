@@ -389,22 +389,28 @@ var dimensions = []struct {
 	// unordered: the items are a multiset (sorted), and the first
 	// difference is the first item either side lacks.
 	unordered bool
-	// sampled, when set, keys the items of a dimension observed by
-	// sampling: under a residual unknown of its scope, an item seen on one
+	// sampled, when set, is how a dimension observed by sampling pairs its
+	// items: under a residual unknown of its scope, an item seen on one
 	// side only may have lived between two samples on the other, so
 	// absence is not observed.
-	sampled func(map[string]any) string
-	// transient, when set, tells a sampled item that may stand for
-	// another the other side saw: a process sampled between its fork and
-	// its exec, or whose arguments were never read (processPartlySeen).
-	transient func(map[string]any) bool
+	sampled *sampling
 }{
-	{"terminal", "terminal", terminalItems, []string{"terminal"}, timeless, false, nil, nil},
-	{"interaction", "interaction", interactionItems, []string{"interaction_events"}, nil, false, nil, nil},
-	{"exit", "exit", exitItems, []string{"exit", "settlement"}, nil, false, nil, nil},
-	{"process", "process", processItems, []string{"processes"}, processCompared, true, processCommand, processPartlySeen},
-	{"filesystem", "filesystem", filesystemItems, []string{"filesystem.before", "filesystem.after", "filesystem.effects"}, nil, false, nil, nil},
-	{"ports", "network", portItems, []string{"ports"}, nil, false, nil, nil},
+	{"terminal", "terminal", terminalItems, []string{"terminal"}, timeless, false, nil},
+	{"interaction", "interaction", interactionItems, []string{"interaction_events"}, nil, false, nil},
+	{"exit", "exit", exitItems, []string{"exit", "settlement"}, nil, false, nil},
+	{"process", "process", processItems, []string{"processes"}, processCompared, true, &sampling{processCommand, processPlace, processPartlySeen}},
+	{"filesystem", "filesystem", filesystemItems, []string{"filesystem.before", "filesystem.after", "filesystem.effects"}, nil, false, nil},
+	{"ports", "network", portItems, []string{"ports"}, nil, false, nil},
+}
+
+// sampling pairs the items of a sampled dimension (onlyAbsences).
+type sampling struct {
+	key   func(map[string]any) string // what the item is: a process's command
+	place func(map[string]any) string // where it was: a process's parents and leaders
+	// transient tells an item that may stand for another the other side
+	// saw: a process sampled between its fork and its exec, or whose
+	// arguments were never read (processPartlySeen).
+	transient func(map[string]any) bool
 }
 
 // gap is what a capture did not observe: everything of a program it
@@ -554,45 +560,52 @@ func observedItems(name string, items []map[string]any, gl, gr *gap) []map[strin
 // processCommand keys a sampled process by its command (processItems).
 func processCommand(p map[string]any) string { return canon(p["command"]) }
 
-// onlyAbsences reports whether one side has fewer items, all among the
-// other's (as a multiset of keys): the sides differ only by items one of
-// them did not see. As many items on both sides that differ (a process in
-// another group or session) are an observed difference. Items transient
-// tells (when set) are left out on both sides first: they may stand for
-// what the other side saw, so what is left is compared, and equal lists
-// are then no observed difference either.
-func onlyAbsences(l, r []map[string]any, key func(map[string]any) string, transient func(map[string]any) bool) bool {
-	if transient != nil {
+// onlyAbsences reports whether the sides differ only by items one of
+// them did not see: no item that one side holds alone has a counterpart
+// among those the other holds alone, the same item elsewhere (its key) or
+// another in its place. Such a pair is an observed difference: a process
+// under another parent, group or session, or one run where the other ran
+// another (curl where wget ran, cc1 with -O2 where without). Items
+// neither pairs (as f1.o's assembler in one run of make -j2 and f2.o's in
+// the other, each missed by the other's samples) are absences. With
+// transient, the items its sampling tells are left out on both sides
+// first: they may stand for what the other side saw.
+func onlyAbsences(l, r []map[string]any, s *sampling, transient bool) bool {
+	if transient {
 		keep := func(items []map[string]any) []map[string]any {
 			var out []map[string]any
 			for _, it := range items {
-				if !transient(it) {
+				if !s.transient(it) {
 					out = append(out, it)
 				}
 			}
 			return out
 		}
 		l, r = keep(l), keep(r)
-		if canon(l) == canon(r) {
-			return true
+	}
+	alone := func(a, b []map[string]any) []map[string]any {
+		n := map[string]int{}
+		for _, it := range b {
+			n[canon(it)]++
 		}
+		var out []map[string]any
+		for _, it := range a {
+			if k := canon(it); n[k] > 0 {
+				n[k]--
+			} else {
+				out = append(out, it)
+			}
+		}
+		return out
 	}
-	if len(l) == len(r) {
-		return false
+	keys, places := map[string]bool{}, map[string]bool{}
+	for _, it := range alone(r, l) {
+		keys[s.key(it)], places[s.place(it)] = true, true
 	}
-	if len(l) > len(r) {
-		l, r = r, l
-	}
-	n := map[string]int{}
-	for _, it := range r {
-		n[key(it)]++
-	}
-	for _, it := range l {
-		k := key(it)
-		if n[k] == 0 {
+	for _, it := range alone(l, r) {
+		if keys[s.key(it)] || places[s.place(it)] {
 			return false
 		}
-		n[k]--
 	}
 	return true
 }
@@ -785,10 +798,10 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			status, reason = "truncated", "At least one capture is truncated."
 		case !sameNorm:
 			status, reason = "unknown", "Capture normalization rules differ."
-		case !equal && dim.sampled != nil && residual[dim.scope] && onlyAbsences(lc, rc, dim.sampled, nil):
+		case !equal && dim.sampled != nil && residual[dim.scope] && onlyAbsences(lc, rc, dim.sampled, false):
 			unproven = true
 			status, reason = "unknown", "The "+dim.name+" observations are sampled: what one side saw and the other did not may have lived between two of its samples."
-		case !equal && dim.sampled != nil && residual[dim.scope] && onlyAbsences(lc, rc, dim.sampled, dim.transient):
+		case !equal && dim.sampled != nil && residual[dim.scope] && onlyAbsences(lc, rc, dim.sampled, true):
 			unproven = true
 			status, reason = "unknown", "The "+dim.name+" observations are sampled: what one side saw and the other did not may have lived between two of its samples, "+
 				"and a process with its parent's command (sampled between its fork and its exec) or with its name only in brackets (its arguments unread: it was exiting) may stand for what the other side saw."

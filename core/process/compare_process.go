@@ -100,6 +100,12 @@ func processPartlySeen(p map[string]any) bool {
 		len(cmd) > 2 && cmd[0] == '[' && cmd[len(cmd)-1] == ']'
 }
 
+// processPlace is where a process item was: its parents' commands and
+// its group and session leaders.
+func processPlace(p map[string]any) string {
+	return canon([]any{p["parents"], p["group_leader"], p["session_leader"]})
+}
+
 // processCompared is process items as compared: without their ids.
 func processCompared(items []map[string]any) []map[string]any {
 	out := make([]map[string]any, len(items))

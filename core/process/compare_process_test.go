@@ -189,3 +189,29 @@ func TestCompareProcessCapturesForkCopyIsNoDifference(t *testing.T) {
 	st, _ = compareProcess(t, call, caps[0], caps[3])
 	is.Equal(st, "changed")
 }
+
+// Two runs of make -j2 whose samples each missed another assembler (a.o's
+// in one, b.o's in the other) hold no process the other holds elsewhere or
+// in its place: each lacks what it did not see, which is unknown. Before,
+// only a side whose processes were all among the other's was an absence,
+// so such pairs (4 of 15 in six captured builds) were "changed".
+func TestCompareProcessCapturesEachSideMissedAnother(t *testing.T) {
+	is := is.New(t)
+	tmp := map[string]string{"a": "Ab12Cd", "b": "x9YzQ1"}
+	without := func(obj string) []ports.NormalizedProcess {
+		var out []ports.NormalizedProcess
+		for _, p := range build([]string{"a", "b"}, tmp, nil) {
+			if !strings.HasPrefix(p.Command, "as --64 -o "+obj+" ") {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	capt := &sampledCapturer{trees: [][]ports.NormalizedProcess{without("a.o"), without("b.o")}}
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: capt})
+	l := call("capture_process_scenario", map[string]any{"executable": "/bin/sh"})
+	r := call("capture_process_scenario", map[string]any{"executable": "/bin/sh"})
+	st, why := compareProcess(t, call, l, r)
+	is.Equal(st, "unknown")
+	is.True(strings.Contains(why, "between two of its samples"))
+}
