@@ -394,13 +394,16 @@ var dimensions = []struct {
 	// side only may have lived between two samples on the other, so
 	// absence is not observed.
 	sampled *sampling
+	// pair, when set, rewrites items of the two sides that are one
+	// another's, as read across the captures, alike (pairTempNames).
+	pair func(l, r []map[string]any) ([]map[string]any, []map[string]any)
 }{
-	{"terminal", "terminal", terminalItems, []string{"terminal"}, timeless, false, nil},
-	{"interaction", "interaction", interactionItems, []string{"interaction_events"}, nil, false, nil},
-	{"exit", "exit", exitItems, []string{"exit", "settlement"}, nil, false, nil},
-	{"process", "process", processItems, []string{"processes"}, processCompared, true, &sampling{processCommand, processPlace, processPartlySeen}},
-	{"filesystem", "filesystem", filesystemItems, []string{"filesystem.before", "filesystem.after", "filesystem.effects"}, nil, false, nil},
-	{"ports", "network", portItems, []string{"ports"}, nil, false, nil},
+	{"terminal", "terminal", terminalItems, []string{"terminal"}, timeless, false, nil, nil},
+	{"interaction", "interaction", interactionItems, []string{"interaction_events"}, nil, false, nil, nil},
+	{"exit", "exit", exitItems, []string{"exit", "settlement"}, nil, false, nil, nil},
+	{"process", "process", processItems, []string{"processes"}, processCompared, true, &sampling{processCommand, processPlace, processPartlySeen}, pairTempNames},
+	{"filesystem", "filesystem", filesystemItems, []string{"filesystem.before", "filesystem.after", "filesystem.effects"}, nil, false, nil, nil},
+	{"ports", "network", portItems, []string{"ports"}, nil, false, nil, nil},
 }
 
 // sampling pairs the items of a sampled dimension (onlyAbsences).
@@ -764,6 +767,9 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			return nil, err
 		}
 		li, ri := dim.items(l), dim.items(r)
+		if dim.pair != nil {
+			li, ri = dim.pair(li, ri)
+		}
 		counts := [2]int{len(li), len(ri)}
 		// What one side did not observe is not compared: only what both
 		// observed can differ, and equality is then not proven.

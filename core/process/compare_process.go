@@ -180,6 +180,18 @@ func firstUnmatched(li, ri, lc, rc []map[string]any) (index int, a, b map[string
 // /tmp/a.txt or /tmp/b.txt, or /tmp/output.txt or /tmp/result.txt, still
 // differs.
 func tempNames(s string) string {
+	return eachTempName(s, func(stem, rest string) string {
+		if len(stem) >= 6 && mkstempTail(stem) {
+			return stem[:len(stem)-6] + "XXXXXX" + rest
+		}
+		return stem + rest
+	})
+}
+
+// eachTempName rewrites each name of a file directly in a temporary
+// directory in s with f, given the name's stem (before its first '.') and
+// the rest.
+func eachTempName(s string, f func(stem, rest string) string) string {
 	if !strings.Contains(s, "/") {
 		return s
 	}
@@ -208,13 +220,121 @@ func tempNames(s string) string {
 		if k := strings.IndexByte(name, '.'); k >= 0 {
 			stem = name[:k]
 		}
-		if len(stem) >= 6 && mkstempTail(stem) {
-			name = stem[:len(stem)-6] + "XXXXXX" + name[len(stem):]
-		}
-		b.WriteString(name)
+		b.WriteString(f(stem, name[len(stem):]))
 		i = j
 	}
 	return b.String()
+}
+
+// pairTempNames pairs a process one side holds alone with one the other
+// holds alone when they differ only in the six-character tails of
+// temporary names that tempNames kept (six small letters, as a word is,
+// and as about one mkstemp name in 180 is), and at each place where they
+// differ one side's name is mkstemp's (tempNames wrote it XXXXXX): that
+// side shows the program draws the name there, so the other's six small
+// letters are a draw too. A pair must be unambiguous: each the other's
+// only such partner. Both are then written with XXXXXX and the lists
+// sorted again. Two words (/tmp/output.txt, /tmp/result.txt) never pair,
+// nor do two draws of small letters only (about one pair in 33,000).
+func pairTempNames(l, r []map[string]any) ([]map[string]any, []map[string]any) {
+	type loose struct {
+		key   string
+		tails []string
+	}
+	looseOf := func(it map[string]any) (map[string]any, loose) {
+		var tails []string
+		rewrite := func(s string) string {
+			return eachTempName(s, func(stem, rest string) string {
+				if len(stem) < 6 || strings.IndexFunc(stem[len(stem)-6:], func(r rune) bool { return !isAlnum(r) }) >= 0 {
+					return stem + rest
+				}
+				tails = append(tails, stem[len(stem)-6:])
+				return stem[:len(stem)-6] + "XXXXXX" + rest
+			})
+		}
+		c := make(map[string]any, len(it))
+		for k, v := range it {
+			c[k] = v
+		}
+		for _, k := range []string{"command", "parents", "group_leader", "session_leader"} {
+			switch v := it[k].(type) {
+			case string:
+				c[k] = rewrite(v)
+			case []string:
+				ps := make([]string, len(v))
+				for i, p := range v {
+					ps[i] = rewrite(p)
+				}
+				c[k] = ps
+			}
+		}
+		return c, loose{canon(withoutKeys(c, "id")), tails}
+	}
+	compatible := func(a, b []string) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if a[i] != b[i] && a[i] != "XXXXXX" && b[i] != "XXXXXX" {
+				return false
+			}
+		}
+		return true
+	}
+	alone := func(a, b []map[string]any) []int {
+		n := map[string]int{}
+		for _, it := range b {
+			n[canon(withoutKeys(it, "id"))]++
+		}
+		var out []int
+		for i, it := range a {
+			if k := canon(withoutKeys(it, "id")); n[k] > 0 {
+				n[k]--
+			} else {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	la, ra := alone(l, r), alone(r, l)
+	if len(la) == 0 || len(ra) == 0 {
+		return l, r
+	}
+	lf, rf := make([]map[string]any, len(la)), make([]map[string]any, len(ra))
+	ll, rl := make([]loose, len(la)), make([]loose, len(ra))
+	for x, i := range la {
+		lf[x], ll[x] = looseOf(l[i])
+	}
+	for y, j := range ra {
+		rf[y], rl[y] = looseOf(r[j])
+	}
+	partners := func(a loose, bs []loose) []int {
+		var out []int
+		for y, b := range bs {
+			if a.key == b.key && compatible(a.tails, b.tails) {
+				out = append(out, y)
+			}
+		}
+		return out
+	}
+	paired := false
+	l, r = slices.Clone(l), slices.Clone(r)
+	for x := range la {
+		ps := partners(ll[x], rl)
+		if len(ps) != 1 || len(partners(rl[ps[0]], ll)) != 1 {
+			continue
+		}
+		l[la[x]], r[ra[ps[0]]] = lf[x], rf[ps[0]]
+		paired = true
+	}
+	if paired {
+		for _, side := range [][]map[string]any{l, r} {
+			slices.SortStableFunc(side, func(a, b map[string]any) int {
+				return strings.Compare(canon(withoutKeys(a, "id")), canon(withoutKeys(b, "id")))
+			})
+		}
+	}
+	return l, r
 }
 
 // mkstempTail is whether stem's last six characters look drawn by

@@ -215,3 +215,46 @@ func TestCompareProcessCapturesEachSideMissedAnother(t *testing.T) {
 	is.Equal(st, "unknown")
 	is.True(strings.Contains(why, "between two of its samples"))
 }
+
+// A temporary name whose six drawn characters are all small letters (about
+// one mkstemp name in 180) is kept by the name rule, as a word is; it pairs
+// with the other capture's name when that one is plainly mkstemp's, in
+// either direction: the other side shows the program draws the name there.
+// Two words, two all-small-letter draws, or a name two processes could
+// pair with, still differ. Before, every such pair was "changed".
+func TestCompareProcessCapturesPairsSmallLetterTempNames(t *testing.T) {
+	tree := func(cmds ...string) []ports.NormalizedProcess {
+		out := []ports.NormalizedProcess{{ID: 1, GroupID: 1, SessionID: 1, Command: "<executable> build"}}
+		for _, c := range cmds {
+			out = append(out, ports.NormalizedProcess{ID: len(out) + 1, ParentID: 1, GroupID: 1, SessionID: 1, Command: c})
+		}
+		return out
+	}
+	cases := []struct {
+		name        string
+		left, right []ports.NormalizedProcess
+		want        string
+	}{
+		{"small letters, then mkstemp's", tree("sort -o /tmp/sortqwerty.txt in"), tree("sort -o /tmp/sortA1b2C3.txt in"), "unknown"},
+		{"mkstemp's, then small letters", tree("sort -o /tmp/sortA1b2C3.txt in"), tree("sort -o /tmp/sortqwerty.txt in"), "unknown"},
+		{"in the temporary root", tree("ld -o <temporary-root>/linkzzzqwe a.o"), tree("ld -o <temporary-root>/link9QzX1k a.o"), "unknown"},
+		{"two words", tree("sort -o /tmp/output.txt in"), tree("sort -o /tmp/result.txt in"), "changed"},
+		{"two draws of small letters", tree("sort -o /tmp/sortqwerty.txt in"), tree("sort -o /tmp/sortasdfgh.txt in"), "changed"},
+		{"another program", tree("sort -o /tmp/sortqwerty.txt in"), tree("uniq -o /tmp/sortA1b2C3.txt in"), "changed"},
+		{"ambiguous", tree("cat /tmp/fooqwerty", "cat /tmp/fooasdfgh"), tree("cat /tmp/fooA1b2C3", "cat /tmp/barqwerty"), "changed"},
+	}
+	var trees [][]ports.NormalizedProcess
+	for _, c := range cases {
+		trees = append(trees, c.left, c.right)
+	}
+	capt := &sampledCapturer{trees: trees}
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: capt})
+	for _, c := range cases {
+		l := call("capture_process_scenario", map[string]any{"executable": "/bin/sh"})
+		r := call("capture_process_scenario", map[string]any{"executable": "/bin/sh"})
+		st, why := compareProcess(t, call, l, r)
+		if st != c.want {
+			t.Errorf("%s: process %s (%s), want %s", c.name, st, why, c.want)
+		}
+	}
+}
