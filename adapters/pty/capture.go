@@ -527,6 +527,13 @@ func (c *capture) abort(out *ports.ProcessCapture, cause error) (*ports.ProcessC
 		fsTrunc := func(t ports.FilesystemTruncation) bool { return t.EnumerationTruncated || len(t.HashOmissions) > 0 }
 		out.Truncation.Truncated = fsTrunc(out.Truncation.FilesystemBefore) || fsTrunc(out.Truncation.FilesystemAfter)
 	}
+	// The budgets were the scenario's though nothing was observed within
+	// them; the identity was never checked after a launch.
+	out.Truncation.RawTerminal, out.Truncation.RenderedTerminal = c.rawTrunc, c.renderTrunc
+	out.Truncation.Process.SampleLimit = c.sc.Limits.Processes
+	if out.Executable.State != ports.IdentityUnchanged && out.Executable.Reason == "" {
+		out.Executable.Reason = "the program was not launched, so its file was not checked again after a launch"
+	}
 	out.SignalAttempts = c.sup.Signals()
 	out.CompletedAt = time.Now().UTC()
 	out.Coverage = []ports.CoverageNote{

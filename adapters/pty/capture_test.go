@@ -672,6 +672,24 @@ func TestExecutableResolution(t *testing.T) {
 	is.Equal(c.Executable.Path, bin)
 }
 
+// A bare name is looked up on PATH only, as a shell does; when the working
+// directory holds a program of that name, the refusal says to pass ./name,
+// and a directory PATH names twice is checked once. Before, the message
+// said only "not found" and listed the duplicate.
+func TestExecutableResolutionNamesTheFileBesideIt(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	bin := program(t, "exitnow")
+	sc := ports.NewCaptureScenario("exitnow")
+	sc.WorkingDirectory = filepath.Dir(bin)
+	sc.Environment = map[string]string{"PATH": "/nonexistent:/nonexistent"}
+	_, err := e.CaptureProcess(context.Background(), ports.CaptureRequest{Scenario: sc})
+	var se *ports.ScenarioError
+	is.True(errors.As(err, &se))
+	is.True(strings.Contains(se.Message, "pass ./exitnow to run "+bin))
+	is.Equal(strings.Count(se.Message, "/nonexistent/exitnow"), 1)
+}
+
 func syscallZero() os.Signal { return syscall.Signal(0) }
 
 // An executable that passes resolution but cannot be started (a script whose
@@ -737,6 +755,14 @@ func TestLaunchFailureJournalIsComplete(t *testing.T) {
 	is.Equal(p.Exit.Reason, ports.DispositionFailed)
 	is.Equal(p.Settlement.State, ports.SettlementQuiesced)
 	is.Equal(p.FilesAfter, p.FilesBefore)
+	// Its record says what it could not be: the scenario's budgets, and
+	// why the identity is unknown. Before, the budgets were 0 and the
+	// reason empty.
+	is.Equal(p.Truncation.RawTerminal.BudgetBytes, sc.Limits.OutputBytes)
+	is.Equal(p.Truncation.RenderedTerminal.BudgetBytes, sc.Limits.OutputBytes)
+	is.Equal(p.Truncation.Process.SampleLimit, sc.Limits.Processes)
+	is.Equal(p.Executable.State, ports.IdentityUnknown)
+	is.True(strings.Contains(p.Executable.Reason, "not launched"))
 	is.Equal(len(p.FileEffects), 2) // the root and the file, unchanged
 	for _, fe := range p.FileEffects {
 		is.Equal(fe.Effect, ports.EffectUnchanged)

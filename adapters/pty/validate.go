@@ -197,6 +197,7 @@ func resolveExecutable(s ports.CaptureScenario, cwd string) (string, []string, e
 		pathVar = os.Getenv("PATH")
 	}
 	var lastErr error
+	seen := map[string]bool{}
 	for _, dir := range filepath.SplitList(pathVar) {
 		if dir == "" {
 			dir = cwd
@@ -204,6 +205,10 @@ func resolveExecutable(s ports.CaptureScenario, cwd string) (string, []string, e
 			dir = filepath.Join(cwd, dir)
 		}
 		p := filepath.Join(dir, name)
+		if seen[p] { // PATH names the directory twice
+			continue
+		}
+		seen[p] = true
 		checked = append(checked, p)
 		err := checkCandidate(p)
 		if err == nil {
@@ -216,7 +221,13 @@ func resolveExecutable(s ports.CaptureScenario, cwd string) (string, []string, e
 	if lastErr != nil {
 		return "", checked, fail(lastErr.Error())
 	}
-	return "", checked, fail(name + " not found")
+	why := name + " not found"
+	if here := filepath.Join(cwd, name); !seen[here] && checkCandidate(here) == nil {
+		// A name without a slash is looked up on PATH only, as a shell
+		// does; the caller most likely meant the file beside it.
+		why += " on PATH (a name without a slash is looked up there only); the working directory holds it: pass ./" + name + " to run " + here
+	}
+	return "", checked, fail(why)
 }
 
 var errCandidateMissing = errors.New("does not exist")
