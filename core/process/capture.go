@@ -230,7 +230,16 @@ func captureError(op string, err error) error {
 	case errors.Is(ce.Cause, context.Canceled) || errors.Is(ce.Cause, context.DeadlineExceeded):
 		return &core.Error{Code: core.CodeCancelled, Message: op + ": " + err.Error(), Details: details}
 	}
-	return &core.Error{Code: core.CodeProcessCaptureFailed, Message: op + ": " + err.Error(), Details: details}
+	e := &core.Error{Code: core.CodeProcessCaptureFailed, Message: op + ": " + err.Error(), Details: details}
+	if ce.Partial != nil && ce.Partial.Exit.Reason == ports.DispositionFailed {
+		// The engine gives this exit to a program it did not launch: what
+		// to pass instead is mostly another executable, which the generic
+		// advice does not say.
+		e.Remediation = "The program was not launched (the message says why). If the executable cannot be started, pass as executable " +
+			"a program this host can start (an ELF binary for its CPU, or a script whose #! interpreter exists), or its interpreter " +
+			"with the script in arguments."
+	}
+	return e
 }
 
 func partialObservation(ce *ports.CaptureError) map[string]any {

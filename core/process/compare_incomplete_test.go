@@ -86,6 +86,9 @@ func TestCompareSaysASideFailedAndWhatItDidNotObserve(t *testing.T) {
 	scenario := map[string]any{"executable": "greeter", "events": []any{map[string]any{"type": "input", "at_ms": 100, "data": "alice\n"}}}
 	_, ce := sessionCall(t, s, "capture_process_scenario", scenario)
 	is.True(ce != nil)
+	// The advice names what to pass instead (before: "Read the message and
+	// details, correct the cause and call again.").
+	is.True(strings.Contains(ce.Remediation, "pass as executable a program this host can start"))
 	parent := ce.Details["partial_observation"].(map[string]any)["capture"].(*process.CaptureProcessScenarioResult).ParentEvidenceID
 	ok, ce := sessionCall(t, s, "capture_process_scenario", scenario)
 	is.True(ce == nil)
