@@ -393,7 +393,7 @@ type ProcessSample struct {
 	AtMS           int64
 	PID            int
 	ParentPID      int
-	Command        string // argv joined by spaces, else the kernel's comm
+	Command        string // argv joined by spaces, else the kernel's comm in brackets ([as]), as ps writes it
 	ProcessGroupID int
 	SessionID      int
 }
