@@ -178,7 +178,8 @@ func firstUnmatched(li, ri, lc, rc []map[string]any) (index int, a, b map[string
 // each run; the temporary root itself is normalized by the engine. A
 // shorter stem is kept, and so is a word (mkstempTail), so a program given
 // /tmp/a.txt or /tmp/b.txt, or /tmp/output.txt or /tmp/result.txt, still
-// differs.
+// differs; a drawn name of six small letters, which looks like a word, is
+// paired across the two captures instead (pairTempNames).
 func tempNames(s string) string {
 	return eachTempName(s, func(stem, rest string) string {
 		if len(stem) >= 6 && mkstempTail(stem) {
