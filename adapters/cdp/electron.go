@@ -21,7 +21,7 @@ import (
 // (realpath under allowed_file_roots) instead of origins. They send only
 // enable/disable, reads, Target.attachToTarget/detachFromTarget and, to
 // name a renderer's dedicated workers, Target.setAutoAttach (see
-// workerURLs: the browser answers it itself and no worker is paused).
+// attachWorkers: the browser answers it itself and no worker is paused).
 
 func electronScope(roots []string) (runtimeScope, error) {
 	return newRuntimeScope(ports.RuntimeScope{AllowedFileRoots: roots})
@@ -369,13 +369,13 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 		cap.led.unavailableSection("workers", "Target.getTargets")
 		cap.mu.Unlock()
 	}
-	related, outside, err := pageWorkers(ctx, a, ti.TargetInfos, frames, lim.MaxWorkers)
+	related, outside, unattributed, err := pageWorkers(ctx, a, ti.TargetInfos, frames, lim.MaxWorkers)
 	if err != nil {
 		return nil, lostIn(err, "the workers were read (naming them by auto-attach)")
 	}
 	cap.mu.Lock()
 	cap.led.exclude("workers", "out_of_target_scope", outside)
-	if l := orphanWorkers(ti.TargetInfos); l != "" {
+	if l := orphanWorkers(unattributed); l != "" {
 		cap.led.limitations = append(cap.led.limitations, l)
 	}
 	for _, t := range related {

@@ -161,6 +161,27 @@ func TestElectronNestedWorkerNamed(t *testing.T) {
 	}
 }
 
+// On a Chromium that names no worker's parent frame (148), the renderer's
+// own workers are the ones its auto-attach announces; OW, never announced,
+// is another page's. Before, all three were out_of_target_scope.
+func TestElectronWorkerWithoutAParentAttributedByAutoAttach(t *testing.T) {
+	is := is.New(t)
+	dir := electronApp(t)
+	opts := cdptest.Options{Targets: []cdptest.Target{{ID: "T1", Type: "page", URL: "file://" + dir + "/index.html"}}}
+	chromium148Workers(&opts, "file://"+dir+"/outer.js", "file://"+dir+"/inner.js")
+	f := cdptest.New(&opts)
+	defer f.Close()
+	pc, err := electronInspect(f, dir)
+	is.NoErr(err)
+	electronPassive(t, f)
+	is.Equal(pc.Workers, []ports.ElectronWorker{
+		{TargetID: "DW", Type: "worker", FilePath: filepath.Join(dir, "outer.js")},
+		{TargetID: "DW2", Type: "worker", FilePath: filepath.Join(dir, "inner.js")},
+	})
+	is.Equal(workerExclusions(pc), map[string]int{"out_of_target_scope": 2}) // OW, the shared worker
+	is.True(!slices.ContainsFunc(pc.Limitations, func(l string) bool { return strings.Contains(l, "dedicated worker(s)") }))
+}
+
 // A worker session that never answers leaves the workers it started
 // unnamed after a bounded wait; the capture goes on.
 func TestElectronNestedWorkerSessionSilent(t *testing.T) {
