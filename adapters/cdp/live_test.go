@@ -845,7 +845,8 @@ func TestLiveInspectLargePageKeepsAccessibilityNodes(t *testing.T) {
 // A screenshot reads document.visibilityState (no page script runs) to
 // answer at once for a hidden page: a tab opened in the background reads
 // "hidden", the front tab "visible". Headless Chromium still draws a hidden
-// tab, so its screenshot succeeds within the short wait.
+// tab, late on a loaded machine, so its screenshot gets the full frame wait
+// and succeeds.
 func TestLiveScreenshotReadsVisibility(t *testing.T) {
 	endpoint, site, tid := liveBrowser(t)
 	is := is.New(t)
