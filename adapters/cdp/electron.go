@@ -374,6 +374,21 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 		return nil, lostIn(err, "the workers were read (naming them by auto-attach)")
 	}
 	cap.mu.Lock()
+	// Frames of another site in their own renderer process, which the
+	// frame tree above does not list: named as a web capture names them.
+	// An Electron frame has no way to say what was not captured of it, so
+	// none is listed, only named; Chromium counts every file: URL as one
+	// site, so such a frame is not a file: one in practice and fails the
+	// file gate anyway.
+	if _, l := outOfProcessFrames(ti.TargetInfos, frames, func(raw string) (string, string, string) {
+		p, why := sc.fileGate(raw)
+		if why != "" {
+			return "", "", electronReason(why)
+		}
+		return p, "", ""
+	}, "allowed_file_roots", -1, cap.led); l != "" {
+		cap.led.limitations = append(cap.led.limitations, l)
+	}
 	cap.led.exclude("workers", "out_of_target_scope", outside)
 	if l := orphanWorkers(unattributed); l != "" {
 		cap.led.limitations = append(cap.led.limitations, l)

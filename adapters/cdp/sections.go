@@ -663,7 +663,7 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 			"a service worker belongs to no page, so it is among the workers excluded as out_of_target_scope, "+
 			"and its scripts, requests and console are not in this capture.", len(sw), strings.Join(sw, ", ")))
 	}
-	oop, l := outOfProcessFrames(res.TargetInfos, frames, pc.sc, pc.lim.MaxFrames-len(frames), pc.led)
+	oop, l := outOfProcessFrames(res.TargetInfos, frames, webFrameGate(pc.sc), "allowed_origins", max(0, pc.lim.MaxFrames-len(frames)), pc.led)
 	if l != "" {
 		pc.led.limitations = append(pc.led.limitations, l)
 	}
@@ -756,12 +756,17 @@ func orphanWorkers(n int) string {
 // outOfProcessFrames finds the child frames of the page's frames (and of
 // each other) that run in another renderer process (Chromium's
 // out-of-process iframes, for a frame of another site): Page.getFrameTree on
-// the page's session does not list them, only Target.getTargets does. An
-// in-scope one is returned as a frame marked OutOfProcess, to be placed
-// after its parent's subtree; one outside the scope is excluded from frames
-// with its reason, as an in-process frame would be. The limitation ("" when
-// there is none) names the in-scope ones and counts the others.
-func outOfProcessFrames(infos []workerTarget, frames map[string]bool, sc scope, room int, led *ledger) ([]ports.BrowserFrame, string) {
+// the page's session does not list them, only Target.getTargets does. The
+// web and Electron page captures share it, so both say the same thing of
+// such frames. gate scopes a frame's URL as the capture scopes its own
+// frames: what to show of it (and its origin), or the reason it is excluded
+// from frames, as an in-process frame would be; policy names the scope's
+// parameter. An allowed one is returned as a frame marked OutOfProcess, to
+// be placed after its parent's subtree, while room lasts; a negative room
+// means the capture has no way to mark such a frame (the Electron page
+// capture), so it is named and not listed. The limitation ("" when there is
+// none) names the allowed ones and counts the others.
+func outOfProcessFrames(infos []workerTarget, frames map[string]bool, gate func(raw string) (shown, origin, reason string), policy string, room int, led *ledger) ([]ports.BrowserFrame, string) {
 	known := maps.Clone(frames)
 	var out []ports.BrowserFrame
 	var named []string
@@ -774,36 +779,57 @@ func outOfProcessFrames(infos []workerTarget, frames map[string]bool, sc scope, 
 			}
 			known[t.TargetID], grew = true, true
 			n++
-			u, o := sanitizeURL(t.URL)
+			u, o, why := gate(t.URL)
 			switch {
-			case o == "" || sc.reason(u) != "":
-				led.exclude("frames", cmp.Or(sc.reason(u), "unsupported_url"), 1)
+			case why != "":
+				led.exclude("frames", why, 1)
+				continue
+			case room < 0:
 			case len(out) >= room:
 				led.truncated["frames"] = true
+				continue
 			default:
 				out = append(out, ports.BrowserFrame{FrameID: t.TargetID, ParentFrameID: t.ParentFrameID, URL: u, Origin: o, OutOfProcess: true})
-				if len(named) < 4 {
-					named = append(named, u)
-				}
+			}
+			if len(named) < 4 {
+				named = append(named, u)
 			}
 		}
 	}
 	if n == 0 {
 		return nil, ""
 	}
-	which := " (not named: outside allowed_origins)"
+	which := " (not named: outside " + policy + ")"
 	if len(named) > 0 {
 		which = " (" + strings.Join(named, ", ") + ")"
 		if n > len(named) {
-			which += fmt.Sprintf(" and %d more not named (outside allowed_origins, or past four)", n-len(named))
+			which += fmt.Sprintf(" and %d more not named (outside %s, or past four)", n-len(named), policy)
 		}
 	}
-	listed := "; none is listed in frames (outside allowed_origins, or past max_frames)"
-	if len(out) > 0 {
+	listed := "; none is listed in frames (outside " + policy + ", or past max_frames)"
+	switch {
+	case len(out) > 0:
 		listed = fmt.Sprintf("; %d of them listed in frames, each with not_captured naming what is missing", len(out))
+	case room < 0 && len(named) > 0:
+		listed = "; this capture does not list them in frames"
+	case room < 0:
+		listed = "; none is listed in frames (outside " + policy + ")"
 	}
 	return out, fmt.Sprintf("%d frame(s) of another site run in their own renderer process%s: Chromium does not list such a frame in the page's "+
 		"frame tree, so its DOM, accessibility tree, child frames, scripts, resources, network and console are not in this capture, which reads the page's own process%s.", n, which, listed)
+}
+
+// webFrameGate scopes an out-of-process frame's URL as a web capture scopes
+// its frames (see outOfProcessFrames).
+func webFrameGate(sc scope) func(string) (string, string, string) {
+	return func(raw string) (string, string, string) {
+		u, o := sanitizeURL(raw)
+		why := sc.reason(u)
+		if why == "" && o == "" {
+			why = "unsupported_url"
+		}
+		return u, o, why
+	}
 }
 
 // withFrames inserts extra frames (each with its parent among frames or
