@@ -245,6 +245,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 			"the enables reported; nothing was waited for.")
 		cap.mu.Unlock()
 	}
+	ports.Observe(ctx, "observe", "observing the page for "+itoa(req.ObservationMS)+" ms")
 	if err := sleep(ctx, time.Duration(req.ObservationMS)*time.Millisecond, a.gone()); err != nil {
 		return nil, err
 	}
