@@ -614,4 +614,6 @@ func electronDOM(ctx context.Context, a *attachment, c *electronCapture) (ports.
 }
 
 // blankURL reports a main frame that has not committed a document yet.
-func blankURL(u string) bool { return u == "" || u == "about:blank" }
+// Chromium 150, right after it starts, reports such a frame's URL as ":"
+// (an empty URL's serialization) in Page.getFrameTree now and then.
+func blankURL(u string) bool { return u == "" || u == "about:blank" || strings.HasPrefix(u, ":") }

@@ -103,6 +103,32 @@ func TestElectronInspectZeroWindowReadsAtOnce(t *testing.T) {
 	is.True(slices.ContainsFunc(pc.Limitations, func(l string) bool { return strings.Contains(l, "observation_ms was 0") }))
 }
 
+// Chromium 150, right after it starts, now and then reports the main frame's
+// URL as ":" before the page's first document commits; the capture waits
+// for the commit as it does for about:blank. Before, it failed at once as
+// target_not_allowed (TestElectronPagesLiveOnChromium, about one run in
+// four on 150).
+func TestElectronInspectWaitsForTheFirstCommit(t *testing.T) {
+	is := is.New(t)
+	dir := fixtureApp(t)
+	calls := 0
+	f := cdptest.New(&cdptest.Options{Targets: []cdptest.Target{{ID: "T1", Type: "page", Title: "Fixture", URL: "file://" + dir + "/index.html"}},
+		Handlers: map[string]cdptest.Handler{"Page.getFrameTree": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+			calls++
+			u := "file://" + dir + "/index.html"
+			if calls == 1 {
+				u = ":"
+			}
+			return map[string]any{"frameTree": map[string]any{"frame": map[string]any{"id": "F1", "loaderId": "L1", "url": u, "securityOrigin": "", "mimeType": "text/html",
+				"domainAndRegistry": "", "secureContextType": "InsecureScheme", "crossOriginIsolatedContextType": "NotIsolated", "gatedAPIFeatures": []string{}}}}, nil
+		}}})
+	defer f.Close()
+	pc, err := cdp.NewRuntime(nil).InspectElectronPage(context.Background(), ports.ElectronInspectRequest{Endpoint: f.URL, TargetID: "T1", AllowedFileRoots: []string{dir}})
+	is.NoErr(err)
+	is.Equal(pc.Frames[0].FilePath, filepath.Join(dir, "index.html"))
+	is.True(calls >= 3) // the first read, the one after the commit, the final check
+}
+
 // A page that goes away mid-window (its session detached, as when the
 // window is closed) fails as disconnected, and the error carries what was
 // seen before: the frame read at the attach, the scripts reported, the
