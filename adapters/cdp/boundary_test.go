@@ -537,12 +537,10 @@ func TestScreenshotOnFake(t *testing.T) {
 		is.Equal(code(t, err), ports.BrowserTimeout) // unbounded, the fake's late empty answer is not a PNG
 		is.True(strings.Contains(err.Error(), "background"))
 	})
-	t.Run("a hidden page is named at once", func(t *testing.T) {
-		// document.visibilityState, read through the DOM without running
-		// page script, says the tab is in the background: the capture waits
-		// 3 s for a frame, not the full 15 s frame wait, and says why.
-		is := is.New(t)
-		f := cdptest.New(&cdptest.Options{Handlers: map[string]cdptest.Handler{
+	// hiddenPage answers the visibility read with "hidden" and the
+	// screenshot with answer after late.
+	hiddenPage := func(late time.Duration, answer string) map[string]cdptest.Handler {
+		return map[string]cdptest.Handler{
 			"DOM.getDocument": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
 				return map[string]any{"root": map[string]any{"nodeId": 1, "backendNodeId": 1, "nodeType": 9, "nodeName": "#document", "localName": "", "nodeValue": ""}}, nil
 			},
@@ -556,10 +554,18 @@ func TestScreenshotOnFake(t *testing.T) {
 				}}, nil
 			},
 			"Page.captureScreenshot": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
-				time.Sleep(5 * time.Second) // a hidden tab draws nothing; the fake answers late with no image
-				return map[string]any{"data": ""}, nil
+				time.Sleep(late)
+				return map[string]any{"data": answer}, nil
 			},
-		}})
+		}
+	}
+	t.Run("a hidden page is named at once", func(t *testing.T) {
+		// document.visibilityState, read through the DOM without running
+		// page script, says the tab is in the background: a headful
+		// browser draws it no frame, so the capture waits 3 s, not the
+		// full 15 s frame wait, and says why.
+		is := is.New(t)
+		f := cdptest.New(&cdptest.Options{Handlers: hiddenPage(5*time.Second, "")}) // the fake answers late with no image
 		defer f.Close()
 		_, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
 		is.Equal(code(t, err), ports.BrowserTimeout)
@@ -567,6 +573,20 @@ func TestScreenshotOnFake(t *testing.T) {
 		is.True(strings.Contains(err.Error(), "bring the tab to the front"))
 		is.True(f.Received("Runtime.releaseObject"))
 		assertNeverSent(t, f)
+	})
+	t.Run("a hidden page in headless Chromium is drawn late", func(t *testing.T) {
+		// Headless Chromium draws a hidden page, late on a loaded machine:
+		// the capture gives it the full frame wait. Before, the short
+		// hidden wait failed it (TestLiveScreenshotReadsVisibility in a
+		// full suite run).
+		is := is.New(t)
+		defer cdp.SetHiddenFrameWait(cdp.SetHiddenFrameWait(20 * time.Millisecond))
+		f := cdptest.New(&cdptest.Options{UserAgent: "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/150.0.0.0 Safari/537.36",
+			Handlers: hiddenPage(300*time.Millisecond, base64.StdEncoding.EncodeToString(cdptest.PNG(3, 2)))})
+		defer f.Close()
+		s, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
+		is.NoErr(err)
+		is.Equal(s.Width, 3)
 	})
 	t.Run("navigation during capture", func(t *testing.T) {
 		is := is.New(t)

@@ -21,7 +21,7 @@ import (
 // (realpath under allowed_file_roots) instead of origins. They send only
 // enable/disable, reads, Target.attachToTarget/detachFromTarget and, to
 // name a renderer's dedicated workers, Target.setAutoAttach (see
-// workerURLs: the browser answers it itself and no worker is paused).
+// attachWorkers: the browser answers it itself and no worker is paused).
 
 func electronScope(roots []string) (runtimeScope, error) {
 	return newRuntimeScope(ports.RuntimeScope{AllowedFileRoots: roots})
@@ -245,6 +245,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 			"the enables reported; nothing was waited for.")
 		cap.mu.Unlock()
 	}
+	ports.Observe(ctx, "observe", "observing the page for "+itoa(req.ObservationMS)+" ms")
 	if err := sleep(ctx, time.Duration(req.ObservationMS)*time.Millisecond, a.gone()); err != nil {
 		return nil, err
 	}
@@ -369,13 +370,28 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 		cap.led.unavailableSection("workers", "Target.getTargets")
 		cap.mu.Unlock()
 	}
-	related, outside, err := pageWorkers(ctx, a, ti.TargetInfos, frames, lim.MaxWorkers)
+	related, outside, unattributed, err := pageWorkers(ctx, a, ti.TargetInfos, frames, lim.MaxWorkers)
 	if err != nil {
 		return nil, lostIn(err, "the workers were read (naming them by auto-attach)")
 	}
 	cap.mu.Lock()
+	// Frames of another site in their own renderer process, which the
+	// frame tree above does not list: named as a web capture names them.
+	// An Electron frame has no way to say what was not captured of it, so
+	// none is listed, only named; Chromium counts every file: URL as one
+	// site, so such a frame is not a file: one in practice and fails the
+	// file gate anyway.
+	if _, l := outOfProcessFrames(ti.TargetInfos, frames, func(raw string) (string, string, string) {
+		p, why := sc.fileGate(raw)
+		if why != "" {
+			return "", "", electronReason(why)
+		}
+		return p, "", ""
+	}, "allowed_file_roots", -1, cap.led); l != "" {
+		cap.led.limitations = append(cap.led.limitations, l)
+	}
 	cap.led.exclude("workers", "out_of_target_scope", outside)
-	if l := orphanWorkers(ti.TargetInfos); l != "" {
+	if l := orphanWorkers(unattributed); l != "" {
 		cap.led.limitations = append(cap.led.limitations, l)
 	}
 	for _, t := range related {
@@ -598,4 +614,6 @@ func electronDOM(ctx context.Context, a *attachment, c *electronCapture) (ports.
 }
 
 // blankURL reports a main frame that has not committed a document yet.
-func blankURL(u string) bool { return u == "" || u == "about:blank" }
+// Chromium 150, right after it starts, reports such a frame's URL as ":"
+// (an empty URL's serialization) in Page.getFrameTree now and then.
+func blankURL(u string) bool { return u == "" || u == "about:blank" || strings.HasPrefix(u, ":") }

@@ -2,6 +2,8 @@ package cdp_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -161,6 +163,27 @@ func TestElectronNestedWorkerNamed(t *testing.T) {
 	}
 }
 
+// On a Chromium that names no worker's parent frame (148), the renderer's
+// own workers are the ones its auto-attach announces; OW, never announced,
+// is another page's. Before, all three were out_of_target_scope.
+func TestElectronWorkerWithoutAParentAttributedByAutoAttach(t *testing.T) {
+	is := is.New(t)
+	dir := electronApp(t)
+	opts := cdptest.Options{Targets: []cdptest.Target{{ID: "T1", Type: "page", URL: "file://" + dir + "/index.html"}}}
+	chromium148Workers(&opts, "file://"+dir+"/outer.js", "file://"+dir+"/inner.js")
+	f := cdptest.New(&opts)
+	defer f.Close()
+	pc, err := electronInspect(f, dir)
+	is.NoErr(err)
+	electronPassive(t, f)
+	is.Equal(pc.Workers, []ports.ElectronWorker{
+		{TargetID: "DW", Type: "worker", FilePath: filepath.Join(dir, "outer.js")},
+		{TargetID: "DW2", Type: "worker", FilePath: filepath.Join(dir, "inner.js")},
+	})
+	is.Equal(workerExclusions(pc), map[string]int{"out_of_target_scope": 2}) // OW, the shared worker
+	is.True(!slices.ContainsFunc(pc.Limitations, func(l string) bool { return strings.Contains(l, "dedicated worker(s)") }))
+}
+
 // A worker session that never answers leaves the workers it started
 // unnamed after a bounded wait; the capture goes on.
 func TestElectronNestedWorkerSessionSilent(t *testing.T) {
@@ -303,5 +326,109 @@ inner.onmessage = () => { postMessage("inner"); setInterval(() => postMessage("t
 	_, before := page("")
 	if _, after := page(before); after == "" {
 		t.Errorf("the outer worker stopped ticking after the capture (title stays %q)", before)
+	}
+}
+
+// A frame of another site in an Electron renderer runs in its own process,
+// which the page's frame tree does not list: the Electron capture names it
+// as inspect_web_page does, with the same limitation, and excludes it from
+// frames with the file gate's reason. Before, it said nothing of such a
+// frame. One inside the file gate (not expected from Chromium, which counts
+// file: URLs as one site) is named, not listed: an Electron frame cannot say
+// what was not captured of it.
+func TestElectronOutOfProcessFrameNamed(t *testing.T) {
+	is := is.New(t)
+	dir := electronApp(t)
+	iframes := []any{
+		map[string]any{"targetId": "T1", "type": "page", "title": "", "url": "file://" + dir + "/index.html", "attached": true, "canAccessOpener": false},
+		map[string]any{"targetId": "IF1", "type": "iframe", "title": "", "url": "https://ads.example/f.html", "attached": false, "parentFrameId": "F1", "canAccessOpener": false},
+		map[string]any{"targetId": "IF2", "type": "iframe", "title": "", "url": "https://ads.example/g.html", "attached": false, "parentFrameId": "OTHER", "canAccessOpener": false},
+	}
+	opts := cdptest.Options{Targets: []cdptest.Target{{ID: "T1", Type: "page", URL: "file://" + dir + "/index.html"}},
+		Handlers: map[string]cdptest.Handler{"Target.getTargets": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+			return map[string]any{"targetInfos": iframes}, nil
+		}}}
+	f := cdptest.New(&opts)
+	defer f.Close()
+	pc, err := electronInspect(f, dir)
+	is.NoErr(err)
+	electronPassive(t, f)
+	is.True(slices.ContainsFunc(pc.Limitations, func(l string) bool {
+		return l == "1 frame(s) of another site run in their own renderer process (not named: outside allowed_file_roots): Chromium does not list such a frame in the page's "+
+			"frame tree, so its DOM, accessibility tree, child frames, scripts, resources, network and console are not in this capture, which reads the page's own process; "+
+			"none is listed in frames (outside allowed_file_roots)."
+	}))
+	is.True(slices.Contains(pc.Completeness.Excluded, ports.BrowserExclusion{Section: "frames", Reason: "unsupported_url", Count: 2})) // one in the frame tree, IF1
+	is.Equal(len(pc.Frames), 1)
+
+	iframes = append(iframes, map[string]any{"targetId": "IF3", "type": "iframe", "title": "", "url": "file://" + dir + "/renderer.js", "attached": false, "parentFrameId": "F1", "canAccessOpener": false})
+	pc, err = electronInspect(f, dir)
+	is.NoErr(err)
+	is.True(slices.ContainsFunc(pc.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "2 frame(s) of another site run in their own renderer process ("+filepath.Join(dir, "renderer.js")+") and 1 more not named (outside allowed_file_roots, or past four): ") &&
+			strings.HasSuffix(l, "; this capture does not list them in frames.")
+	}))
+	is.Equal(len(pc.Frames), 1)
+}
+
+// TestElectronOutOfProcessFrameLiveOnChromium: Chromium stands in for an
+// Electron renderer, as in TestElectronWorkersLiveOnChromium. An
+// application page with a frame of an http site (its own renderer process)
+// gets the limitation inspect_web_page gives it.
+func TestElectronOutOfProcessFrameLiveOnChromium(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live Electron frame test skipped")
+	}
+	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><p>inner</p></body></html>`))
+	}))
+	defer inner.Close()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := `<!doctype html><title>app</title><iframe src="` + inner.URL + `/frame.html"></iframe>`
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: "file://" + dir + "/index.html"})
+	if err != nil {
+		t.Fatalf("launch chromium: %v", err)
+	}
+	defer func() {
+		if err := b.Close(ctx); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	}()
+	e := cdp.NewRuntime(nil)
+	roots := []string{dir}
+	var pc *ports.ElectronPageCapture
+	limitation := func() bool {
+		return pc != nil && slices.ContainsFunc(pc.Limitations, func(l string) bool {
+			return strings.HasPrefix(l, "1 frame(s) of another site run in their own renderer process (not named: outside allowed_file_roots): ")
+		})
+	}
+	// The frame's process may start after the page's: inspect until the
+	// browser lists it, for at most 20 s.
+	for deadline := time.Now().Add(20 * time.Second); !limitation() && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		l, err := e.ListElectronTargets(ctx, ports.ElectronListRequest{Endpoint: b.Endpoint(), AllowedFileRoots: roots})
+		if err != nil || len(l.Targets) != 1 {
+			continue
+		}
+		if pc, err = e.InspectElectronPage(ctx, ports.ElectronInspectRequest{Endpoint: b.Endpoint(), TargetID: l.Targets[0].TargetID, AllowedFileRoots: roots, ObservationMS: 100}); err != nil {
+			t.Fatalf("inspect: %v", err)
+		}
+	}
+	if !limitation() {
+		var got []string
+		if pc != nil {
+			got = pc.Limitations
+		}
+		t.Fatalf("no limitation names the http frame of another site; limitations %q", got)
+	}
+	if len(pc.Frames) != 1 {
+		t.Errorf("frames %+v, want the application's page alone", pc.Frames)
 	}
 }

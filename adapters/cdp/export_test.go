@@ -15,6 +15,20 @@ func SetScreenshotFrameWait(d time.Duration) time.Duration {
 	return old
 }
 
+// SetHiddenFrameWait sets how long a screenshot of a hidden page in a
+// headful browser waits for its frame, for a test, and returns the wait it
+// replaced.
+func SetHiddenFrameWait(d time.Duration) time.Duration {
+	old := hiddenFrameWait
+	hiddenFrameWait = d
+	return old
+}
+
+// FrameWait is frameWait, for a test.
+func FrameWait(info ports.BrowserInfo, visibility string) (time.Duration, string) {
+	return frameWait(info, visibility)
+}
+
 // SetWorkerAttachWait sets how long a capture gives workers' sessions to
 // name the workers they started, for a test, and returns the wait it
 // replaced.

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,14 +46,32 @@ func decodeCanonicalBase64(s string) ([]byte, bool) {
 }
 
 // screenshotFrameWait bounds the wait for the frame a screenshot captures;
-// hiddenFrameWait is the wait for a page that reports itself hidden, which
-// headful Chromium does not draw. Headless Chromium still draws it, in
-// well under a second on an idle machine but past one second on a loaded
-// one (TestLiveScreenshotReadsVisibility failed so once), hence 3 s.
+// hiddenFrameWait is the wait for a page that reports itself hidden in a
+// browser that draws no frame for it (see frameWait).
 var (
 	screenshotFrameWait = 15 * time.Second
 	hiddenFrameWait     = 3 * time.Second
 )
+
+// frameWait is how long a screenshot waits for the next frame Chromium
+// draws for a page of the given document.visibilityState, and what to tell
+// the caller when none comes. Headful Chromium draws no frame for a tab in
+// the background or a minimized window, however long one waits, so a page
+// that says it is hidden fails fast there. Headless Chromium (its user
+// agent says HeadlessChrome) still draws a hidden page, only late on a
+// loaded machine (TestLiveScreenshotReadsVisibility once got no frame
+// within 3 s during a full suite run), so it gets the full wait, as a
+// visible page does. An unknown user agent is taken as headful.
+func frameWait(info ports.BrowserInfo, visibility string) (time.Duration, string) {
+	switch {
+	case visibility != "hidden":
+		return screenshotFrameWait, "Chromium draws none for a tab in the background"
+	case strings.Contains(info.UserAgent, "HeadlessChrome"):
+		return screenshotFrameWait, `document.visibilityState is "hidden": headless Chromium still draws such a tab, but late when the machine is loaded`
+	default:
+		return hiddenFrameWait, `document.visibilityState is "hidden": the tab is in the background or its window is minimized, and Chromium draws no frame for it`
+	}
+}
 
 // visibility reads the page's document.visibilityState without running page
 // script: the document node's remote object (DOM.resolveNode) and its
@@ -140,12 +159,9 @@ func (e *Engine) CaptureScreenshot(ctx context.Context, req ports.BrowserScreens
 	}
 	fromSurface, beyond := true, false
 	// Chromium answers captureScreenshot with the next frame it draws, and
-	// draws none for a tab in the background: the wait is bounded, and
-	// short for a page that says it is hidden.
-	wait, why := screenshotFrameWait, "Chromium draws none for a tab in the background"
-	if visibility(ctx, a) == "hidden" {
-		wait, why = hiddenFrameWait, `document.visibilityState is "hidden": the tab is in the background or its window is minimized, and Chromium draws no frame for it`
-	}
+	// headful Chromium draws none for a tab in the background: the wait is
+	// bounded, and short for a hidden page such a browser will not draw.
+	wait, why := frameWait(a.info, visibility(ctx, a))
 	cctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if err := a.page.c.call(cctx, a.page.id, page.CommandCaptureScreenshot, page.CaptureScreenshotParams{

@@ -647,7 +647,7 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 	if err != nil || !ok {
 		return []ports.BrowserWorker{}, err
 	}
-	related, outside, err := pageWorkers(ctx, a, res.TargetInfos, frames, pc.lim.MaxWorkers)
+	related, outside, unattributed, err := pageWorkers(ctx, a, res.TargetInfos, frames, pc.lim.MaxWorkers)
 	if err != nil {
 		return []ports.BrowserWorker{}, err
 	}
@@ -655,7 +655,7 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	pc.led.exclude("workers", "out_of_target_scope", outside)
-	if l := orphanWorkers(res.TargetInfos); l != "" {
+	if l := orphanWorkers(unattributed); l != "" {
 		pc.led.limitations = append(pc.led.limitations, l)
 	}
 	if sw := originServiceWorkers(res.TargetInfos, a.target.Origin, pc.sc); len(sw) > 0 {
@@ -663,7 +663,7 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 			"a service worker belongs to no page, so it is among the workers excluded as out_of_target_scope, "+
 			"and its scripts, requests and console are not in this capture.", len(sw), strings.Join(sw, ", ")))
 	}
-	oop, l := outOfProcessFrames(res.TargetInfos, frames, pc.sc, pc.lim.MaxFrames-len(frames), pc.led)
+	oop, l := outOfProcessFrames(res.TargetInfos, frames, webFrameGate(pc.sc), "allowed_origins", max(0, pc.lim.MaxFrames-len(frames)), pc.led)
 	if l != "" {
 		pc.led.limitations = append(pc.led.limitations, l)
 	}
@@ -686,67 +686,87 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 
 // pageWorkers picks the page's workers from Target.getTargets' entries
 // (opened by the page or started in one of its frames; outside counts the
-// others) and names the unnamed ones with workerURLs. The web and Electron
-// page captures share it and then scope the URLs each its own way.
-func pageWorkers(ctx context.Context, a *attachment, infos []workerTarget, frames map[string]bool, max int) (related []workerTarget, outside int, err error) {
+// others) and names the unnamed ones with attachWorkers. The web and
+// Electron page captures share it and then scope the URLs each its own way.
+//
+// A dedicated worker the browser lists with neither an opener nor a parent
+// frame (Chromium 148 names neither for any worker) is the page's when the
+// page's auto-attach announces it; once every announced session has been
+// asked, one never announced is another page's. Unattributed counts those
+// that stay unknown (auto-attach refused, a worker session silent or past
+// the bounds): they are among outside, and orphanWorkers names them.
+func pageWorkers(ctx context.Context, a *attachment, infos []workerTarget, frames map[string]bool, max int) (related []workerTarget, outside, unattributed int, err error) {
 	unnamed := map[string]bool{}
+	var orphans []workerTarget
 	for _, t := range infos {
-		if !strings.Contains(t.Type, "worker") {
-			continue
-		}
-		if t.OpenerID != a.target.TargetID && !frames[t.ParentFrameID] {
+		switch {
+		case !strings.Contains(t.Type, "worker"):
+		case t.OpenerID == a.target.TargetID || frames[t.ParentFrameID]:
+			related = append(related, t)
+			if t.URL == "" {
+				unnamed[t.TargetID] = true
+			}
+		case t.Type == "worker" && t.OpenerID == "" && t.ParentFrameID == "":
+			orphans = append(orphans, t)
+		default:
 			outside++
-			continue
-		}
-		related = append(related, t)
-		if t.URL == "" {
-			unnamed[t.TargetID] = true
 		}
 	}
-	if len(unnamed) == 0 {
-		return related, outside, nil
+	if len(unnamed) == 0 && len(orphans) == 0 {
+		return related, outside, 0, nil
 	}
-	urls, err := workerURLs(ctx, a, unnamed, max)
+	seen, complete, err := attachWorkers(ctx, a, unnamed, len(orphans) > 0, max)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	for i := range related {
 		if related[i].URL == "" {
-			related[i].URL = urls[related[i].TargetID]
+			related[i].URL = seen[related[i].TargetID]
 		}
 	}
-	return related, outside, nil
+	for _, t := range orphans {
+		u, ours := seen[t.TargetID]
+		switch {
+		case ours:
+			t.URL = cmp.Or(t.URL, u)
+			related = append(related, t)
+		case complete:
+			outside++
+		default:
+			outside++
+			unattributed++
+		}
+	}
+	return related, outside, unattributed, nil
 }
 
-// orphanWorkers is the limitation for the dedicated workers Target.getTargets
-// lists with neither an opener nor a parent frame ("" when there are none).
-// Chromium 148 names neither for any worker, so rea cannot tell the page's workers from another page's and
-// excludes them all as out_of_target_scope; Chromium 156 names the parent
-// frame.
-func orphanWorkers(infos []workerTarget) string {
-	n := 0
-	for _, t := range infos {
-		if t.Type == "worker" && t.OpenerID == "" && t.ParentFrameID == "" {
-			n++
-		}
-	}
+// orphanWorkers is the limitation for the n dedicated workers that
+// Target.getTargets lists with neither an opener nor a parent frame and
+// that the page's auto-attach could not place ("" when there are none).
+func orphanWorkers(n int) string {
 	if n == 0 {
 		return ""
 	}
 	return fmt.Sprintf("%d dedicated worker(s) in the browser were excluded as out_of_target_scope because the browser names "+
-		"neither their opener nor their parent frame (Chromium 148 does not; 156 does), so rea cannot tell which page started them; "+
-		"their scripts, requests and console are not in this capture. A newer Chromium on PATH attributes them.", n)
+		"neither their opener nor their parent frame (Chromium 148 does not; 150 does) and auto-attach from the page's session "+
+		"could not tell whether the page started them (refused, or a worker's session did not answer); "+
+		"their scripts, requests and console are not in this capture. Chromium 150 or newer on PATH attributes them.", n)
 }
 
 // outOfProcessFrames finds the child frames of the page's frames (and of
 // each other) that run in another renderer process (Chromium's
 // out-of-process iframes, for a frame of another site): Page.getFrameTree on
-// the page's session does not list them, only Target.getTargets does. An
-// in-scope one is returned as a frame marked OutOfProcess, to be placed
-// after its parent's subtree; one outside the scope is excluded from frames
-// with its reason, as an in-process frame would be. The limitation ("" when
-// there is none) names the in-scope ones and counts the others.
-func outOfProcessFrames(infos []workerTarget, frames map[string]bool, sc scope, room int, led *ledger) ([]ports.BrowserFrame, string) {
+// the page's session does not list them, only Target.getTargets does. The
+// web and Electron page captures share it, so both say the same thing of
+// such frames. gate scopes a frame's URL as the capture scopes its own
+// frames: what to show of it (and its origin), or the reason it is excluded
+// from frames, as an in-process frame would be; policy names the scope's
+// parameter. An allowed one is returned as a frame marked OutOfProcess, to
+// be placed after its parent's subtree, while room lasts; a negative room
+// means the capture has no way to mark such a frame (the Electron page
+// capture), so it is named and not listed. The limitation ("" when there is
+// none) names the allowed ones and counts the others.
+func outOfProcessFrames(infos []workerTarget, frames map[string]bool, gate func(raw string) (shown, origin, reason string), policy string, room int, led *ledger) ([]ports.BrowserFrame, string) {
 	known := maps.Clone(frames)
 	var out []ports.BrowserFrame
 	var named []string
@@ -759,36 +779,57 @@ func outOfProcessFrames(infos []workerTarget, frames map[string]bool, sc scope, 
 			}
 			known[t.TargetID], grew = true, true
 			n++
-			u, o := sanitizeURL(t.URL)
+			u, o, why := gate(t.URL)
 			switch {
-			case o == "" || sc.reason(u) != "":
-				led.exclude("frames", cmp.Or(sc.reason(u), "unsupported_url"), 1)
+			case why != "":
+				led.exclude("frames", why, 1)
+				continue
+			case room < 0:
 			case len(out) >= room:
 				led.truncated["frames"] = true
+				continue
 			default:
 				out = append(out, ports.BrowserFrame{FrameID: t.TargetID, ParentFrameID: t.ParentFrameID, URL: u, Origin: o, OutOfProcess: true})
-				if len(named) < 4 {
-					named = append(named, u)
-				}
+			}
+			if len(named) < 4 {
+				named = append(named, u)
 			}
 		}
 	}
 	if n == 0 {
 		return nil, ""
 	}
-	which := " (not named: outside allowed_origins)"
+	which := " (not named: outside " + policy + ")"
 	if len(named) > 0 {
 		which = " (" + strings.Join(named, ", ") + ")"
 		if n > len(named) {
-			which += fmt.Sprintf(" and %d more not named (outside allowed_origins, or past four)", n-len(named))
+			which += fmt.Sprintf(" and %d more not named (outside %s, or past four)", n-len(named), policy)
 		}
 	}
-	listed := "; none is listed in frames (outside allowed_origins, or past max_frames)"
-	if len(out) > 0 {
+	listed := "; none is listed in frames (outside " + policy + ", or past max_frames)"
+	switch {
+	case len(out) > 0:
 		listed = fmt.Sprintf("; %d of them listed in frames, each with not_captured naming what is missing", len(out))
+	case room < 0 && len(named) > 0:
+		listed = "; this capture does not list them in frames"
+	case room < 0:
+		listed = "; none is listed in frames (outside " + policy + ")"
 	}
 	return out, fmt.Sprintf("%d frame(s) of another site run in their own renderer process%s: Chromium does not list such a frame in the page's "+
 		"frame tree, so its DOM, accessibility tree, child frames, scripts, resources, network and console are not in this capture, which reads the page's own process%s.", n, which, listed)
+}
+
+// webFrameGate scopes an out-of-process frame's URL as a web capture scopes
+// its frames (see outOfProcessFrames).
+func webFrameGate(sc scope) func(string) (string, string, string) {
+	return func(raw string) (string, string, string) {
+		u, o := sanitizeURL(raw)
+		why := sc.reason(u)
+		if why == "" && o == "" {
+			why = "unsupported_url"
+		}
+		return u, o, why
+	}
 }
 
 // withFrames inserts extra frames (each with its parent among frames or
@@ -825,25 +866,32 @@ func originServiceWorkers(infos []workerTarget, origin string, sc scope) []strin
 	return out
 }
 
-// workerURLs learns the script URLs of the page's unnamed workers: Chromium
-// lists a dedicated worker in Target.getTargets (and /json/list) with an
-// empty URL until a client attaches to it. The page's session auto-attaches
-// to its workers (the filter leaves frames alone); the
-// Target.attachedToTarget events, sent before the reply, name the scripts.
-// While a worker is still unnamed, each announced worker's session does the
-// same for the workers it started, level by level. Turning the page's
+// attachWorkers learns which dedicated workers are the page's and the
+// script URLs of the unnamed ones: Chromium lists a dedicated worker in
+// Target.getTargets (and /json/list) with an empty URL until a client
+// attaches to it, and 148 names no worker's parent frame. The page's
+// session auto-attaches to its workers (the filter leaves frames alone);
+// the Target.attachedToTarget events, sent before the reply, name the
+// workers and their scripts. While a worker is still unnamed (or, with
+// walk, while any session is unasked), each announced worker's session does
+// the same for the workers it started, level by level. Turning the page's
 // auto-attach off detaches them all. waitForDebuggerOnStart is false, so a
 // worker starting meanwhile runs on; nothing is evaluated, paused or
 // resumed, and a worker's session gets only Target.setAutoAttach, which the
-// browser answers itself. A browser that refuses auto-attach leaves the
-// workers unnamed (the caller excludes them as before), and so does a
-// worker session that refuses or stays silent past workerAttachWait;
-// losing the connection or the capture's deadline fails the call.
-func workerURLs(ctx context.Context, a *attachment, unnamed map[string]bool, max int) (map[string]string, error) {
+// browser answers itself.
+//
+// Seen maps every announced worker to its URL ("" when none was given).
+// Complete says every announced session was asked in turn, so a worker not
+// in seen is not the page's. A browser that refuses auto-attach, a worker
+// session that refuses or stays silent past workerAttachWait, and the
+// bounds (max sessions, maxWorkerDepth levels) leave it false; losing the
+// connection or the capture's deadline fails the call.
+func attachWorkers(ctx context.Context, a *attachment, unnamed map[string]bool, walk bool, max int) (seen map[string]string, complete bool, err error) {
 	var mu sync.Mutex
-	urls := map[string]string{}
+	seen = map[string]string{}
 	ours := map[string]bool{a.page.id: true} // sessions whose announcements count
 	var fresh []string                       // worker sessions not yet asked for their workers
+	complete = true
 	a.c.setTap(func(ev event) {
 		if ev.Method != cdproto.EventTargetAttachedToTarget {
 			return
@@ -857,22 +905,27 @@ func workerURLs(ctx context.Context, a *attachment, unnamed map[string]bool, max
 		if !ours[ev.SessionID] || !decode(ev.Params, &e) || e.SessionID == "" || len(e.SessionID) > 256 || !strings.Contains(e.TargetInfo.Type, "worker") {
 			return
 		}
-		if e.TargetInfo.URL != "" {
-			urls[e.TargetInfo.TargetID] = e.TargetInfo.URL
-		}
+		seen[e.TargetInfo.TargetID] = cmp.Or(e.TargetInfo.URL, seen[e.TargetInfo.TargetID])
 		if len(ours) <= max {
 			ours[e.SessionID] = true
 			fresh = append(fresh, e.SessionID)
+		} else {
+			complete = false
 		}
 	})
 	defer a.c.setTap(nil)
+	result := func() (map[string]string, bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(seen), complete, nil
+	}
 	flatten := true
 	on := target.SetAutoAttachParams{AutoAttach: true, Flatten: &flatten, Filter: target.Filter{{Type: "worker"}, {Exclude: true}}}
 	if _, err := call(ctx, a.page, target.SetAutoAttach, on); err != nil {
 		if be, ok := ports.AsBrowserError(err); ok && be.Code == ports.BrowserProtocolError && a.c.failureNow() == nil {
-			return nil, nil
+			return nil, false, nil
 		}
-		return nil, err
+		return nil, false, err
 	}
 	defer func() {
 		cctx, cancel := cleanupContext(ctx)
@@ -881,41 +934,48 @@ func workerURLs(ctx context.Context, a *attachment, unnamed map[string]bool, max
 	}()
 	wctx, cancel := context.WithTimeout(ctx, workerAttachWait)
 	defer cancel()
-	for depth := 1; depth < maxWorkerDepth; depth++ {
+	for depth := 1; ; depth++ {
 		mu.Lock()
 		next := fresh
 		fresh = nil
 		named := 0
 		for id := range unnamed {
-			if urls[id] != "" {
+			if seen[id] != "" {
 				named++
 			}
 		}
 		mu.Unlock()
-		if named == len(unnamed) || len(next) == 0 {
+		if len(next) == 0 {
+			break
+		}
+		if depth >= maxWorkerDepth || (!walk && named == len(unnamed)) {
+			mu.Lock()
+			complete = false // sessions left unasked
+			mu.Unlock()
 			break
 		}
 		for _, sid := range next {
 			if _, err := call(wctx, session{c: a.c, id: sid}, target.SetAutoAttach, on); err != nil {
 				if ctx.Err() != nil {
-					return nil, cancelled(ctx)
+					return nil, false, cancelled(ctx)
 				}
 				if be := a.c.failureNow(); be != nil {
-					return nil, be
+					return nil, false, be
 				}
+				mu.Lock()
+				complete = false
+				mu.Unlock()
 			}
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	return maps.Clone(urls), nil
+	return result()
 }
 
-// maxWorkerDepth bounds how deep workerURLs follows workers started by
+// maxWorkerDepth bounds how deep attachWorkers follows workers started by
 // workers.
 const maxWorkerDepth = 4
 
-// workerAttachWait bounds the time workerURLs gives workers' sessions (a
+// workerAttachWait bounds the time attachWorkers gives workers' sessions (a
 // variable so a test can shorten it).
 var workerAttachWait = 2 * time.Second
 

@@ -3,6 +3,7 @@ package cdp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -23,17 +24,39 @@ import (
 // started (nestedURL; none when ""), on WS2. Worker sessions then speak on
 // their own.
 func chromiumWorkers(opts *cdptest.Options, scriptURL, nestedURL string) {
+	scriptWorkers(opts, scriptURL, nestedURL, "F1")
+}
+
+// chromium148Workers scripts what Chromium 148 does with the same page: it
+// names no worker's parent frame, neither in Target.getTargets nor in
+// Target.attachedToTarget, and lists OW, a dedicated worker of another
+// page, which no session of this page announces.
+func chromium148Workers(opts *cdptest.Options, scriptURL, nestedURL string) {
+	scriptWorkers(opts, scriptURL, nestedURL, "")
+}
+
+func scriptWorkers(opts *cdptest.Options, scriptURL, nestedURL, parent string) {
 	if opts.Handlers == nil {
 		opts.Handlers = map[string]cdptest.Handler{}
+	}
+	worker := func(id, url string, attached bool) map[string]any {
+		w := map[string]any{"targetId": id, "type": "worker", "title": url, "url": url, "attached": attached, "canAccessOpener": false}
+		if parent != "" {
+			w["parentFrameId"] = parent
+		}
+		return w
 	}
 	opts.Handlers["Target.getTargets"] = func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
 		infos := []any{
 			map[string]any{"targetId": "T1", "type": "page", "title": "", "url": "http://app.test/index.html", "attached": true, "canAccessOpener": false},
-			map[string]any{"targetId": "DW", "type": "worker", "title": "", "url": "", "attached": false, "parentFrameId": "F1", "canAccessOpener": false},
+			worker("DW", "", false),
 			map[string]any{"targetId": "SW", "type": "shared_worker", "title": "", "url": "http://app.test/s.js", "attached": false, "canAccessOpener": false},
 		}
 		if nestedURL != "" {
-			infos = append(infos, map[string]any{"targetId": "DW2", "type": "worker", "title": "", "url": "", "attached": false, "parentFrameId": "F1", "canAccessOpener": false})
+			infos = append(infos, worker("DW2", "", false))
+		}
+		if parent == "" {
+			infos = append(infos, worker("OW", "", false))
 		}
 		return map[string]any{"targetInfos": infos}, nil
 	}
@@ -49,7 +72,7 @@ func chromiumWorkers(opts *cdptest.Options, scriptURL, nestedURL string) {
 			// On a page socket the page's own events carry no session.
 			s.Emit(cdptest.Event{Method: "Target.attachedToTarget", Session: c.SessionID, Browser: c.SessionID == "", Params: map[string]any{
 				"sessionId":          sid,
-				"targetInfo":         map[string]any{"targetId": id, "type": "worker", "title": url, "url": url, "attached": true, "parentFrameId": "F1", "canAccessOpener": false},
+				"targetInfo":         worker(id, url, true),
 				"waitingForDebugger": false,
 			}})
 			s.Emit(cdptest.Event{Method: "Inspector.workerScriptLoaded", Session: sid})
@@ -340,29 +363,70 @@ func TestCacheSkippedPastTheRecordBudgetIsTruncated(t *testing.T) {
 	is.True(slices.Contains(got.Completeness.Truncated, "storage"))
 }
 
-// Chromium 148 lists a page's dedicated workers with neither an opener nor a
-// parent frame, so rea cannot tie them to the page: they are excluded as
-// out_of_target_scope, and a limitation says why and what would attribute
-// them. Before, the workers section just read as "no workers". A worker
-// whose parent frame is named is not counted as such.
-func TestWorkerWithoutAParentIsNamedAsUnattributable(t *testing.T) {
-	is := is.New(t)
-	opts := cdptest.Options{Handlers: map[string]cdptest.Handler{"Target.getTargets": func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
-		return map[string]any{"targetInfos": []any{
-			map[string]any{"targetId": "T1", "type": "page", "title": "", "url": "http://app.test/index.html", "attached": true, "canAccessOpener": false},
-			map[string]any{"targetId": "W1", "type": "worker", "title": "", "url": "", "attached": false, "canAccessOpener": false},
-			map[string]any{"targetId": "W2", "type": "worker", "title": "", "url": "", "attached": false, "canAccessOpener": false},
-			map[string]any{"targetId": "W3", "type": "worker", "title": "", "url": "http://other.test/w.js", "attached": false, "canAccessOpener": false, "parentFrameId": "F9"},
-			map[string]any{"targetId": "S1", "type": "shared_worker", "title": "", "url": "http://app.test/s.js", "attached": false, "canAccessOpener": false},
-		}}, nil
-	}}}
-	f := cdptest.New(&opts)
-	defer f.Close()
-	got, err := engine().InspectPage(context.Background(), fullInspect(f))
-	is.NoErr(err)
-	is.Equal(len(got.Workers), 0)
-	is.True(slices.Contains(got.Completeness.Excluded, ports.BrowserExclusion{Section: "workers", Reason: "out_of_target_scope", Count: 4}))
-	is.True(slices.ContainsFunc(got.Limitations, func(l string) bool {
-		return strings.HasPrefix(l, "2 dedicated worker(s) in the browser were excluded as out_of_target_scope because the browser names neither their opener nor their parent frame")
-	}))
+// Chromium 148 lists a page's dedicated workers with neither an opener nor
+// a parent frame, so Target.getTargets cannot tie them to the page; the
+// page's auto-attach announces its own (DW and DW2, which DW started), and
+// OW, which no session of the page announces, is another page's. Before,
+// every such worker was excluded as out_of_target_scope with a limitation
+// saying it could not be attributed, and the workers section read as empty.
+func TestWorkerWithoutAParentAttributedByAutoAttach(t *testing.T) {
+	for _, socket := range []string{"browser", "page"} {
+		t.Run(socket, func(t *testing.T) {
+			is := is.New(t)
+			opts := cdptest.Options{NoBrowserSocket: socket == "page"}
+			chromium148Workers(&opts, "http://app.test/outer.js", "http://app.test/inner.js")
+			f := cdptest.New(&opts)
+			defer f.Close()
+			got, err := engine().InspectPage(context.Background(), fullInspect(f))
+			is.NoErr(err)
+			assertNeverSent(t, f)
+			is.Equal(got.Workers, []ports.BrowserWorker{
+				{TargetID: "DW", Type: "worker", URL: "http://app.test/outer.js", Origin: "http://app.test"},
+				{TargetID: "DW2", Type: "worker", URL: "http://app.test/inner.js", Origin: "http://app.test"}})
+			is.True(slices.Contains(got.Completeness.Excluded, ports.BrowserExclusion{Section: "workers", Reason: "out_of_target_scope", Count: 2})) // OW, the shared worker
+			is.True(!slices.ContainsFunc(got.Limitations, func(l string) bool { return strings.Contains(l, "dedicated worker(s)") }))
+			// Every worker session is asked, even once all are named:
+			// only then is a worker never announced known to be another
+			// page's.
+			sessions, on := autoAttachCalls(t, f)
+			page := map[string]string{"browser": "S1", "page": ""}[socket]
+			is.Equal(sessions, []string{page, "WS1", "WS2", page})
+			is.Equal(on, []bool{true, true, true, false})
+		})
+	}
+}
+
+// A worker the browser names no parent of stays unattributable when the
+// page's auto-attach cannot place it: refused, or a worker session that
+// stays silent (OW might then be a worker DW started). It is excluded as
+// out_of_target_scope, and a limitation counts it and says why.
+func TestWorkerWithoutAParentUnattributable(t *testing.T) {
+	cases := []struct {
+		name    string
+		opts    cdptest.Options
+		workers int // listed
+		n       int // counted unattributable
+	}{
+		{name: "auto-attach refused", n: 2, opts: cdptest.Options{Handlers: map[string]cdptest.Handler{"Target.setAutoAttach": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+			return nil, &cdptest.RPCError{Code: -32000, Message: "Not allowed"}
+		}}}},
+		{name: "worker session silent", workers: 1, n: 1, opts: cdptest.Options{Unanswered: func(c cdptest.Call) bool { return c.SessionID == "WS1" }}},
+	}
+	defer cdp.SetWorkerAttachWait(cdp.SetWorkerAttachWait(20 * time.Millisecond))
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			opts := c.opts
+			chromium148Workers(&opts, "http://app.test/w.js", "")
+			f := cdptest.New(&opts)
+			defer f.Close()
+			got, err := engine().InspectPage(context.Background(), fullInspect(f))
+			is.NoErr(err)
+			is.Equal(len(got.Workers), c.workers)
+			is.True(slices.Contains(got.Completeness.Excluded, ports.BrowserExclusion{Section: "workers", Reason: "out_of_target_scope", Count: c.n + 1})) // and the shared worker
+			is.True(slices.ContainsFunc(got.Limitations, func(l string) bool {
+				return strings.HasPrefix(l, fmt.Sprintf("%d dedicated worker(s) in the browser were excluded as out_of_target_scope because the browser names neither their opener nor their parent frame", c.n))
+			}))
+		})
+	}
 }

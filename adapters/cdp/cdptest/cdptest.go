@@ -11,6 +11,7 @@ package cdptest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -77,6 +78,7 @@ type Handler func(s *Server, c Call) (any, *RPCError)
 type Options struct {
 	Targets         []Target
 	Discovery       string
+	UserAgent       string // /json/version's User-Agent ("FakeAgent")
 	NoBrowserSocket bool   // /json/version's socket is unusable: page sockets are used
 	SessionID       string // returned by Target.attachToTarget ("S1"); "-" returns ""
 	// Handlers override or add command answers.
@@ -214,7 +216,7 @@ func (s *Server) version(w http.ResponseWriter, r *http.Request) {
 		ws = "ws://" + s.host() + "/elsewhere"
 	}
 	v := map[string]any{
-		"Browser": "FakeChrome/1.0", "Protocol-Version": "1.3", "User-Agent": "FakeAgent",
+		"Browser": "FakeChrome/1.0", "Protocol-Version": "1.3", "User-Agent": cmp.Or(s.opts.UserAgent, "FakeAgent"),
 		"V8-Version": "1.2.3", "WebKit-Version": "537.36 (@fake)", "webSocketDebuggerUrl": ws,
 	}
 	switch s.opts.Discovery {
