@@ -242,6 +242,22 @@ func TestSamplesCarryTheNormalizedCommand(t *testing.T) {
 	}
 }
 
+// A name the tracer found nowhere may be a static function the compiler
+// inlined: the advice says what to trace then. Before, it said only to
+// name a procedure of the program, which such a function never is.
+func TestUnmappedNameAdviceCoversInlinedFunctions(t *testing.T) {
+	err := traceError("op", &ports.TraceError{Op: "breakpoint", Err: fmt.Errorf("breakpoint 0: scale is neither a procedure of the program "+
+		"nor a function exported by the libraries loaded at its entry point: the compiler inlined it: %w", ports.ErrAddressNotMapped),
+		Partial: &ports.TraceResult{}}, nil)
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest {
+		t.Fatalf("got %v", err)
+	}
+	if !strings.Contains(ce.Remediation, "inlined") || !strings.Contains(ce.Remediation, "-fno-inline") {
+		t.Errorf("the advice does not say what to trace for an inlined function: %s", ce.Remediation)
+	}
+}
+
 // A request the tracer refuses (a working directory that is no directory)
 // has no details.issues: its advice must not send the agent to them.
 // Before, it said "Correct the arguments listed in details.issues".
