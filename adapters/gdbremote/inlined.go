@@ -21,7 +21,14 @@ const inlinedLimit = 4
 // program has a symbol of that name (something else is wrong) or nothing
 // names it (a typo, or a function of a library not loaded). Unreadable
 // debug information tells nothing; a program is untrusted input.
-func inlinedNote(p, name string) string {
+func inlinedNote(p, name string) (note string) {
+	// Only a refusal's wording rides on this: a reader that breaks on a
+	// malformed file leaves the refusal as it was.
+	defer func() {
+		if recover() != nil {
+			note = ""
+		}
+	}()
 	f, err := elf.Open(p)
 	if err != nil {
 		return ""
