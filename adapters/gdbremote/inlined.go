@@ -50,7 +50,8 @@ func inlinedNote(p, name string) (note string) {
 	slices.Sort(copies)
 	callers, named := inlinedCallers(f, name)
 	const advice = "; trace that caller instead, or rebuild with -fno-inline (or mark it __attribute__((noinline))) to give it a procedure of its own"
-	const copied = "the compiler made specialized copies of it, each a procedure to trace by its name (a .part copy holds only part of the function): "
+	const copied = "the compiler made specialized copies of it, each a procedure to trace by its name (a .part copy holds only part of the function, " +
+		"and a copy need not take every parameter the original declares: one it was specialized for is a constant): "
 	switch {
 	case len(callers) > 0 && len(copies) > 0:
 		return "the compiler inlined it: the program's debug information names it as copied into " + list(callers) + advice + "; " + copied + list(copies)
