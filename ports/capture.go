@@ -396,6 +396,9 @@ type ProcessSample struct {
 	Command        string // argv joined by spaces, else the kernel's comm in brackets ([as]), as ps writes it
 	ProcessGroupID int
 	SessionID      int
+	// NormalizedCommand is Command normalized and trimmed as
+	// NormalizedProcess.Command is: what a sample shows changed at an exec.
+	NormalizedCommand string
 }
 
 // CapturedProcess is one owned process seen during the capture (a pid and

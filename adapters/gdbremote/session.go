@@ -334,6 +334,12 @@ func (s *session) resolveSymbols() error {
 			break
 		}
 		if !found {
+			// A static function the compiler inlined is named nowhere
+			// else the caller looks: say so when the program tells.
+			if note := inlinedNote(s.res.Modules[0].Path, b.Symbol); note != "" {
+				return fmt.Errorf("breakpoint %d: %s is neither a procedure of the program nor a function exported by the libraries loaded at its entry point: %s: %w",
+					i, b.Symbol, note, ports.ErrAddressNotMapped)
+			}
 			return fmt.Errorf("breakpoint %d: %s is neither a procedure of the program nor a function exported by the libraries loaded at its entry point: %w", i, b.Symbol, ports.ErrAddressNotMapped)
 		}
 	}

@@ -1074,6 +1074,7 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 	out.ProcessSamples = make([]ports.ProcessSample, len(c.samp.samples))
 	for i, s := range c.samp.samples {
 		s.AtMS = bucketMS(s.AtMS, b)
+		s.NormalizedCommand = strings.TrimSpace(cn.Normalize(s.Command))
 		out.ProcessSamples[i] = s
 	}
 	out.Processes = c.samp.processes()

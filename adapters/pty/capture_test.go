@@ -107,6 +107,7 @@ func TestPromptAnsweredByInputEvents(t *testing.T) {
 	is.Equal(s0.SessionID, s0.PID)
 	is.Equal(s0.ParentPID, os.Getpid())
 	is.True(strings.HasSuffix(s0.Command, "/prompt"))
+	is.Equal(s0.NormalizedCommand, "<executable>") // as the tree's command
 	is.Equal(c.Processes[0].ParentPID, os.Getpid())
 	is.True(!c.Processes[0].ByRunID)
 	is.Equal(len(c.ListeningSockets), 0)

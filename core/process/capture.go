@@ -176,7 +176,7 @@ func captureObservation(pc *ports.ProcessCapture) (*core.Observation, *CapturePr
 	name := filepath.Base(pc.Executable.Path)
 	sha := pc.Executable.SelectedSHA256
 	return &core.Observation{Result: res, Raw: captureRaw(pc), Limitations: lim, Confidence: core.ConfidenceObserved,
-		Predicate: CapturePredicate, Authority: "controlled-replay",
+		Predicate: CapturePredicate, Authority: captureAuthority,
 		Subject:     &core.Subject{Name: name, Digest: core.SubjectDigest{SHA256: sha}, Format: "executable", LocalPath: pc.Executable.Path},
 		Provider:    &core.ProviderRef{ID: providerID, Name: "REA deterministic process harness", Version: core.OptString("3")},
 		Environment: &core.Environment{ID: runtime.GOOS + "-" + runtime.GOARCH, Platform: pc.Manifest.Platform, Architecture: evidenceArch(pc.Manifest.Architecture), Isolation: "process"},
@@ -185,6 +185,10 @@ func captureObservation(pc *ports.ProcessCapture) (*core.Observation, *CapturePr
 
 // CapturePredicate is the predicate of capture Evidence.
 const CapturePredicate = "rea.process-capture"
+
+// captureAuthority is the authority of a capture (spec §1.4) and of a
+// comparison of two.
+const captureAuthority = "controlled-replay"
 
 const providerID = "rea-process"
 

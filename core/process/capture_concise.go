@@ -250,9 +250,15 @@ func jsonBytes(vs ...any) int {
 // conciseNote is the limitation of a concise capture listing listed of
 // page's lists; withRaw says raw_result is cut alike (conciseRaw).
 func conciseNote(page *CaptureProcessScenarioResult, listed conciseListing, withRaw bool) string {
+	term := page.Terminal.(CaptureTerminalChanges)
 	note := fmt.Sprintf("Concise capture: each rendered frame is its changed_lines since the one before, and an output frame's data is cut to %d bytes (data_bytes: the whole); "+
 		"the complete capture, every frame whole with serialized_state and every list whole, is retained as parent_evidence_id (compare_process_captures reads it), or call with \"detail\":\"complete\".", conciseFrameData)
-	term := page.Terminal.(CaptureTerminalChanges)
+	if term.FrameCount == 0 && term.RenderedFrameCount == 0 {
+		// A launch that failed drew nothing: what the concise form does to
+		// frames would describe none.
+		note = "Concise capture: no output or rendered frame was observed, so none is cut; the complete capture, every list whole, is retained as parent_evidence_id " +
+			"(compare_process_captures reads it), or call with \"detail\":\"complete\"."
+	}
 	var parts []string
 	part := func(n, of int, what string) {
 		if n < of {

@@ -184,6 +184,39 @@ func TestUnlaunchedCaptureHasNoFinalScreen(t *testing.T) {
 	}
 }
 
+// badInterpreterCapturer fails as the pty engine does for a script whose
+// interpreter does not exist: the script was read (its digest is known),
+// but nothing ran in the terminal.
+type badInterpreterCapturer struct{}
+
+func (badInterpreterCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	_, err := unlaunchedCapturer{}.CaptureProcess(ctx, req)
+	var ce *ports.CaptureError
+	errors.As(err, &ce)
+	sha := strings.Repeat("ab", 32)
+	ce.Partial.Executable.SelectedSHA256, ce.Partial.Executable.SHA256 = sha, sha
+	return nil, ce
+}
+
+// A launch that failed drew no frame: its concise partial observation's
+// limitation says nothing is cut from frames it never had, and still names
+// the complete record. Before, it said each rendered frame is its
+// changed_lines and an output frame's data is cut to 1024 bytes.
+func TestUnlaunchedConciseNoteNamesNoFrames(t *testing.T) {
+	is := is.New(t)
+	s := session(t, badInterpreterCapturer{})
+	raw, _ := json.Marshal(map[string]any{"executable": "/tmp/x.sh"})
+	_, err := s.Call(context.Background(), "capture_process_scenario", raw, nil)
+	var ce *core.Error
+	is.True(errors.As(err, &ce))
+	lims, _ := ce.Details["partial_observation"].(map[string]any)["limitations"].([]string)
+	is.Equal(len(lims), 1)
+	is.True(!strings.Contains(lims[0], "changed_lines")) // no rendered frame to describe
+	is.True(!strings.Contains(lims[0], "data_bytes"))    // no output frame to cut
+	is.True(strings.Contains(lims[0], "no output or rendered frame was observed"))
+	is.True(strings.Contains(lims[0], "parent_evidence_id"))
+}
+
 // screenDigestCapturer is listingCapturer with the final screen's digest
 // in its manifest, as the pty engine records it.
 type screenDigestCapturer struct{}

@@ -144,10 +144,18 @@ func captureArg(c *core.Call, name string) (ev *core.Evidence, d *captureDoc, no
 	return ev, d, note, nil
 }
 
-// isCapture refuses Evidence that capture_process_scenario did not make.
+// isCapture refuses Evidence that capture_process_scenario did not make:
+// its operation and predicate, and its authority, which every capture has
+// (controlled-replay) and the comparison carries on.
 func isCapture(ev *core.Evidence) error {
-	if ev.Operation == "capture_process_scenario" && ev.PredicateType == CapturePredicate {
+	if ev.Operation == "capture_process_scenario" && ev.PredicateType == CapturePredicate && ev.Authority == captureAuthority {
 		return nil
+	}
+	if ev.Operation == "capture_process_scenario" && ev.PredicateType == CapturePredicate {
+		return &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
+			Message:     fmt.Sprintf("evidence %s: wrong authority (expected %s, got %s)", ev.EvidenceID, captureAuthority, ev.Authority),
+			Remediation: "Pass capture_process_scenario Evidence as rea recorded it (authority " + captureAuthority + "), inline or as a retained reference.",
+			Details:     map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "wrong_authority", "expected": captureAuthority, "actual": ev.Authority}}
 	}
 	return &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
 		Message:     fmt.Sprintf("evidence %s: wrong operation (expected capture_process_scenario, got %s)", ev.EvidenceID, ev.Operation),
@@ -906,6 +914,9 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 		Contract: ProcessComparisonContract{Equal: sameContract, LeftSHA256: l.Manifest.Contract, RightSHA256: r.Manifest.Contract,
 			NormalizationEqual: sameNorm},
 		Dimensions: dims, FirstDivergence: fd, Incomplete: incomplete}
-	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: lim,
+	// Derived from two controlled-replay observations, the comparison has
+	// their authority (as a replay's differential has, spec §2.2), not
+	// the default shipped-artifact: it says nothing of a shipped file.
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Authority: captureAuthority, Limitations: lim,
 		Links: []core.EvidenceID{lev.EvidenceID, rev.EvidenceID}}, nil
 }

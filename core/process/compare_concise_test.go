@@ -195,3 +195,28 @@ func TestCompareRebuildsAConciseCaptureCutOnlyOfSamples(t *testing.T) {
 	}
 	is.Equal(comparison(t, got), comparison(t, want))
 }
+
+// A comparison of two captures has their authority, controlled-replay: it
+// is derived from controlled observations, not from a shipped file. Before,
+// it had the default, shipped-artifact. A record that calls itself a
+// capture with another authority is not one rea made, and is refused.
+func TestCompareHasTheCapturesAuthority(t *testing.T) {
+	is := is.New(t)
+	s := session(t, greeterCapturer{name: "ada"})
+	ada, _ := sessionCall(t, s, "capture_process_scenario", map[string]any{"executable": "greeter", "detail": "complete"})
+	bob, _ := sessionCall(t, session(t, greeterCapturer{name: "bob"}), "capture_process_scenario", map[string]any{"executable": "greeter", "detail": "complete"})
+	is.Equal(ada.Evidence.Authority, "controlled-replay")
+	res, ce := sessionCall(t, s, "compare_process_captures", map[string]any{"left": inlineOf(t, ada), "right": inlineOf(t, bob)})
+	is.True(ce == nil)
+	is.Equal(res.Evidence.Authority, "controlled-replay")
+	is.Equal(res.Evidence.Confidence, core.ConfidenceDerived)
+
+	forged := *bob.Evidence
+	forged.Authority = core.AuthorityShippedArtifact
+	is.NoErr(forged.Seal())
+	_, ce = sessionCall(t, s, "compare_process_captures", map[string]any{"left": inlineOf(t, ada), "right": inlineOf(t, &core.Result{Evidence: &forged})})
+	is.True(ce != nil)
+	is.Equal(ce.Code, core.CodeEvidenceIntegrityMismatch)
+	is.Equal(ce.Details["reason"], "wrong_authority")
+	is.True(strings.Contains(ce.Remediation, "controlled-replay"))
+}

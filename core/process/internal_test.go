@@ -220,6 +220,44 @@ func TestSamplesUseTheTreesIDs(t *testing.T) {
 	}
 }
 
+// A sample carries its command, normalized: a process that execs is
+// sampled again with the same ids, and only the command shows what it
+// became. Temporary names are written as the comparison writes them, so a
+// compiler's drawn names do not differ between runs. Before, samples had
+// no command at all.
+func TestSamplesCarryTheNormalizedCommand(t *testing.T) {
+	pc := &ports.ProcessCapture{
+		Processes:           []ports.CapturedProcess{{PID: 500, ParentPID: 40, ProcessGroupID: 500, SessionID: 500}},
+		NormalizedProcesses: []ports.NormalizedProcess{{ID: 1, GroupID: 1, SessionID: 1, Command: "cc1 -o <temporary-root>/ccA1b2C3.s"}},
+		ProcessSamples: []ports.ProcessSample{
+			{PID: 500, ParentPID: 40, ProcessGroupID: 500, SessionID: 500, Command: "/home/u/build/gcc x.c", NormalizedCommand: "<executable> x.c"},
+			{AtMS: 50, PID: 500, ParentPID: 40, ProcessGroupID: 500, SessionID: 500,
+				Command: "cc1 -o /tmp/rea-1/ccA1b2C3.s", NormalizedCommand: "cc1 -o <temporary-root>/ccA1b2C3.s"}},
+	}
+	got := normalizedSamples(pc)
+	want := []CaptureProcessSample{{ID: 1, GroupID: 1, SessionID: 1, Command: "<executable> x.c"},
+		{AtMS: 50, ID: 1, GroupID: 1, SessionID: 1, Command: "cc1 -o <temporary-root>/ccXXXXXX.s"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("samples %+v, want %+v", got, want)
+	}
+}
+
+// A name the tracer found nowhere may be a static function the compiler
+// inlined: the advice says what to trace then. Before, it said only to
+// name a procedure of the program, which such a function never is.
+func TestUnmappedNameAdviceCoversInlinedFunctions(t *testing.T) {
+	err := traceError("op", &ports.TraceError{Op: "breakpoint", Err: fmt.Errorf("breakpoint 0: scale is neither a procedure of the program "+
+		"nor a function exported by the libraries loaded at its entry point: the compiler inlined it: %w", ports.ErrAddressNotMapped),
+		Partial: &ports.TraceResult{}}, nil)
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest {
+		t.Fatalf("got %v", err)
+	}
+	if !strings.Contains(ce.Remediation, "inlined") || !strings.Contains(ce.Remediation, "-fno-inline") {
+		t.Errorf("the advice does not say what to trace for an inlined function: %s", ce.Remediation)
+	}
+}
+
 // A request the tracer refuses (a working directory that is no directory)
 // has no details.issues: its advice must not send the agent to them.
 // Before, it said "Correct the arguments listed in details.issues".

@@ -264,7 +264,9 @@ func captureResultOf(pc *ports.ProcessCapture) *CaptureProcessScenarioResult {
 // normalizedSamples names the sampled pids by the ids the engine gave them
 // in NormalizedProcesses (the tree), so that a sample and the tree name one
 // process alike; 0 is outside the capture. A pid the tree does not hold
-// takes the next id.
+// takes the next id. Each carries its command as the engine normalized it,
+// with temporary names as the comparison writes them (tempNames): a sample
+// kept for an exec differs from the one before only in its command.
 func normalizedSamples(pc *ports.ProcessCapture) []CaptureProcessSample {
 	ids := map[int]int{}
 	next := 0
@@ -294,7 +296,7 @@ func normalizedSamples(pc *ports.ProcessCapture) []CaptureProcessSample {
 			ids[s.PID] = next
 		}
 		out = append(out, CaptureProcessSample{AtMS: s.AtMS, ID: id(s.PID), ParentID: id(s.ParentPID), GroupID: id(s.ProcessGroupID),
-			SessionID: id(s.SessionID)})
+			SessionID: id(s.SessionID), Command: tempNames(s.NormalizedCommand)})
 	}
 	return out
 }

@@ -684,7 +684,8 @@ func traceError(op string, err error, project func(*ports.TraceResult) (*TraceNa
 		// No details.issues to correct (the default advice): say what a
 		// procedure may name.
 		e.Code, e.Remediation = core.CodeInvalidRequest, "Name a procedure of the program (list_procedures lists them) or a function exported by a library it loads "+
-			"(puts, or puts@plt for the program's own entry), or a mapped 0x address; call again."
+			"(puts, or puts@plt for the program's own entry), or a mapped 0x address; call again. A static function the compiler inlined or specialized "+
+			"has no procedure of its own name: trace the caller or copy the message names, or rebuild the program with -fno-inline."
 	case errors.Is(err, ports.ErrTargetNotExecutable):
 		e.Code, e.Remediation = core.CodeUnsupportedTarget, "Launch a Linux ELF program for x86-64, 32-bit x86 or AArch64 (one for another CPU than the host's runs under qemu-user) "+
 			"that starts; the message says which condition failed."

@@ -279,13 +279,15 @@ type CaptureProcess struct {
 	FirstSeenMS int64  `json:"first_seen_ms"`
 }
 
-// CaptureProcessSample is one sampled change of a process, ids renumbered.
+// CaptureProcessSample is one sampled change of a process, ids renumbered
+// and its command normalized (an exec changes only the command).
 type CaptureProcessSample struct {
-	AtMS      int64 `json:"at_ms"`
-	ID        int   `json:"id"`
-	ParentID  int   `json:"parent_id"`
-	GroupID   int   `json:"group_id"`
-	SessionID int   `json:"session_id"`
+	AtMS      int64  `json:"at_ms"`
+	ID        int    `json:"id"`
+	ParentID  int    `json:"parent_id"`
+	GroupID   int    `json:"group_id"`
+	SessionID int    `json:"session_id"`
+	Command   string `json:"command"`
 }
 
 // CaptureProcesses is the normalized process tree and its samples.

@@ -1,0 +1,94 @@
+package gdbremote_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/ports"
+)
+
+// inlinedSource has a static function gcc -O2 inlines into main (scale)
+// and one it keeps only as a copy specialized for its constant argument
+// (mul.constprop.0).
+const inlinedSource = `#include <stdio.h>
+#include <stdlib.h>
+static int scale(int x) { return x * 3 + 1; }
+static __attribute__((noinline)) int mul(int x, int k) { return x * k + (x >> 3); }
+int main(int argc, char **argv) {
+	int n = argc > 1 ? atoi(argv[1]) : 2;
+	printf("%d %d %d\n", scale(n), mul(n, 7), mul(n + 1, 7));
+	return 0;
+}
+`
+
+// buildSource compiles src, written to a file, with gcc and flags.
+func buildSource(t *testing.T, src, out string, flags ...string) string {
+	t.Helper()
+	needTool(t, "gcc")
+	dir := t.TempDir()
+	c := filepath.Join(dir, out+".c")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, out)
+	args := append([]string{"-o", bin, c}, flags...)
+	if b, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc %v: %v\n%s", args, err, b)
+	}
+	return bin
+}
+
+// A static function the compiler inlined has no procedure: the refusal
+// says it was inlined, names the caller it was copied into, and advises
+// tracing that caller or building with -fno-inline; a function kept only
+// as specialized copies names them. Without debug information nothing
+// tells, and the refusal stays as it was. Before, each said only that the
+// name is neither a procedure of the program nor a library's function.
+func TestTraceInlinedStaticFunction(t *testing.T) {
+	needServer(t)
+	bin := buildSource(t, inlinedSource, "inlined", "-O2", "-g")
+	refusal := func(t *testing.T, bin, name string) string {
+		t.Helper()
+		is := is.New(t)
+		_, err := traceOne(t, bin, []ports.TraceBreakpoint{{Symbol: name, Name: name}}, "")
+		is.True(errors.Is(err, ports.ErrAddressNotMapped))
+		t.Log(err)
+		return err.Error()
+	}
+	t.Run("inlined", func(t *testing.T) {
+		msg := refusal(t, bin, "scale")
+		for _, want := range []string{"scale is neither a procedure", "inlined it", "copied into main", "trace that caller", "-fno-inline"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("the refusal does not say %q: %s", want, msg)
+			}
+		}
+	})
+	t.Run("specialized", func(t *testing.T) {
+		msg := refusal(t, bin, "mul")
+		if !strings.Contains(msg, "specialized copies") || !strings.Contains(msg, "mul.constprop.0") {
+			t.Errorf("the refusal does not name mul's specialized copy: %s", msg)
+		}
+		if strings.Contains(msg, "inlined") {
+			t.Errorf("mul was not inlined, it was specialized: %s", msg)
+		}
+	})
+	t.Run("no debug information", func(t *testing.T) {
+		plain := buildSource(t, inlinedSource, "inlined-nodebug", "-O2", "-g0")
+		msg := refusal(t, plain, "scale")
+		if strings.Contains(msg, "inlined") {
+			t.Errorf("without debug information nothing says scale was inlined: %s", msg)
+		}
+	})
+	t.Run("unknown name", func(t *testing.T) {
+		msg := refusal(t, bin, "no_such_function_anywhere")
+		if strings.Contains(msg, "inlined") || strings.Contains(msg, "copies") {
+			t.Errorf("a name nothing holds is not called inlined: %s", msg)
+		}
+	})
+}
