@@ -240,6 +240,10 @@ func TestSamplesCarryTheNormalizedCommand(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("samples %+v, want %+v", got, want)
 	}
+	// The tree names the process as its samples do.
+	if tree := captureResultOf(pc).Processes.Tree; len(tree) != 1 || tree[0].Command != want[1].Command {
+		t.Errorf("tree %+v names the process otherwise than its sample %q", tree, want[1].Command)
+	}
 }
 
 // A name the tracer found nowhere may be a static function the compiler

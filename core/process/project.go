@@ -188,7 +188,7 @@ func captureResultOf(pc *ports.ProcessCapture) *CaptureProcessScenarioResult {
 	procs := []CaptureProcess{}
 	for _, p := range pc.NormalizedProcesses {
 		procs = append(procs, CaptureProcess{ID: p.ID, ParentID: p.ParentID, GroupID: p.GroupID, SessionID: p.SessionID,
-			Command: p.Command, FirstSeenMS: p.FirstSeenMS})
+			Command: tempNames(p.Command), FirstSeenMS: p.FirstSeenMS})
 	}
 	socks := []CapturePort{}
 	for _, s := range pc.ListeningSockets {
