@@ -2137,6 +2137,25 @@ func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string
 	}
 }
 
+// releaseLinks lets go of the facts that only the phases before the source
+// maps read: imports, exports, the bundles' entry requires and helper
+// bindings, and each bundled module's requires and exports. The source map
+// and IPC phases read calls, modules' spans and maps, and the graph and the
+// relations hold what the rest gave, so these would only add to the heap
+// while the graph grows to its peak.
+func (st *jsappState) releaseLinks() {
+	for _, a := range st.assets {
+		f := a.facts
+		if f == nil {
+			continue
+		}
+		f.Imports, f.Exports, f.EntryRequires, f.HelperImports, f.HelperExports = nil, nil, nil, nil, nil
+		for i := range f.Modules {
+			f.Modules[i].Requires, f.Modules[i].Exports = nil, nil
+		}
+	}
+}
+
 // --- the result ---
 
 func (b *jsappBuilder) result() *jsappOutcome {
