@@ -81,12 +81,15 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 		assetRelations: map[*jsAsset][][2]int{}}
 }
 
+// localKey and pathKey are identity(...) written as one map: most nodes
+// are named by them, and identity's copy of its fields doubled the maps
+// made.
 func (b *jsappBuilder) localKey(namespace, key string) map[string]any {
-	return identity(idArtifactLocal, stabilityVersion, map[string]any{"artifact_sha256": b.st.rootSHA, "namespace": namespace, "key": key})
+	return map[string]any{"strategy": idArtifactLocal, "stability": stabilityVersion, "artifact_sha256": b.st.rootSHA, "namespace": namespace, "key": key}
 }
 
 func (b *jsappBuilder) pathKey(p string) map[string]any {
-	return identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": b.st.rootSHA, "path": p})
+	return map[string]any{"strategy": idCanonicalPath, "stability": stabilityVersion, "artifact_sha256": b.st.rootSHA, "path": p}
 }
 
 func inventoryEv(p string) GraphEvidence {
