@@ -81,12 +81,15 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 		assetRelations: map[*jsAsset][][2]int{}}
 }
 
+// localKey and pathKey are identity(...) written as one map: most nodes
+// are named by them, and identity's copy of its fields doubled the maps
+// made.
 func (b *jsappBuilder) localKey(namespace, key string) map[string]any {
-	return identity(idArtifactLocal, stabilityVersion, map[string]any{"artifact_sha256": b.st.rootSHA, "namespace": namespace, "key": key})
+	return map[string]any{"strategy": idArtifactLocal, "stability": stabilityVersion, "artifact_sha256": b.st.rootSHA, "namespace": namespace, "key": key}
 }
 
 func (b *jsappBuilder) pathKey(p string) map[string]any {
-	return identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": b.st.rootSHA, "path": p})
+	return map[string]any{"strategy": idCanonicalPath, "stability": stabilityVersion, "artifact_sha256": b.st.rootSHA, "path": p}
 }
 
 func inventoryEv(p string) GraphEvidence {
@@ -2133,6 +2136,25 @@ func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string
 				continue
 			}
 			r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol
+		}
+	}
+}
+
+// releaseLinks lets go of the facts that only the phases before the source
+// maps read: imports, exports, the bundles' entry requires and helper
+// bindings, and each bundled module's requires and exports. The source map
+// and IPC phases read calls, modules' spans and maps, and the graph and the
+// relations hold what the rest gave, so these would only add to the heap
+// while the graph grows to its peak.
+func (st *jsappState) releaseLinks() {
+	for _, a := range st.assets {
+		f := a.facts
+		if f == nil {
+			continue
+		}
+		f.Imports, f.Exports, f.EntryRequires, f.HelperImports, f.HelperExports = nil, nil, nil, nil, nil
+		for i := range f.Modules {
+			f.Modules[i].Requires, f.Modules[i].Exports = nil, nil
 		}
 	}
 }

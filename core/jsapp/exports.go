@@ -2,6 +2,7 @@ package jsapp
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"rea/core"
@@ -134,7 +135,7 @@ const maxExportWork = 50000
 // module outside the app, a cycle, a chain deeper than maxReexportDepth)
 // stays as written, with an unknown shape.
 func (b *jsappBuilder) exportView(a *jsAsset) []ports.JSExport {
-	v, _ := b.exportViewAt(a, map[*jsAsset]bool{}, 0)
+	v, _ := b.exportViewAt(a, nil, 0)
 	return v
 }
 
@@ -159,6 +160,19 @@ func (b *jsappBuilder) exportViewAt(a *jsAsset, visiting map[*jsAsset]bool, dept
 			b.st.limitations = append(b.st.limitations, fmt.Sprintf("Re-exports were followed through %d module visits; the remaining re-exported shapes are unknown.", maxExportWork))
 		}
 		return raw, false
+	}
+	if !slices.ContainsFunc(raw, func(e ports.JSExport) bool { return e.Kind == "export-all" || e.Kind == "re-export" }) {
+		// Nothing to resolve: the view is the file's exports as they are
+		// (most files), not a copy of them; empty, not nil, for a file
+		// with none (nil is a module the view could not see).
+		if raw == nil {
+			raw = []ports.JSExport{}
+		}
+		b.exportViews[a] = raw
+		return raw, true
+	}
+	if visiting == nil { // the first module of this view to import another
+		visiting = map[*jsAsset]bool{}
 	}
 	visiting[a] = true
 	defer delete(visiting, a)

@@ -281,12 +281,16 @@ func (g *graphBuild) sealReleasing(limitations []string, limits []GraphLimit, ro
 		out.Nodes = append(out.Nodes, n)
 	}
 	slices.SortFunc(out.Nodes, func(a, b *Node) int { return cmpUTF16(a.NodeID, b.NodeID) })
+	out.Edges = make([]*Edge, 0, len(g.edges))
 	for _, e := range g.edges {
 		out.Edges = append(out.Edges, e)
 	}
-	slices.SortFunc(out.Edges, func(a, b *Edge) int { return cmpUTF16(a.EdgeID, b.EdgeID) })
-	if out.Edges == nil {
-		out.Edges = []*Edge{}
+	if !release {
+		// The graph returned keeps its edges in edge_id order. The wire
+		// form sorts them by source, target and edge_id below, a total
+		// order, and the encoder's tables do not depend on their order, so
+		// a releasing seal does not sort them twice.
+		slices.SortFunc(out.Edges, func(a, b *Edge) int { return cmpUTF16(a.EdgeID, b.EdgeID) })
 	}
 	out.Limitations = uniqueUTF16(limitations)
 	if len(limits) > jagMaxLimits {

@@ -608,6 +608,7 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 	}
 	b.bundlePhase() // first: calls inside bundled modules start from the module's node
 	b.electronPhase()
+	st.releaseLinks()
 	if !st.truncated {
 		b.sourceMapPhase(ctx, maps)
 	}

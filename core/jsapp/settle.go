@@ -134,6 +134,14 @@ func (g *graphBuild) settle() {
 	if p.failure != nil {
 		panic(fmt.Sprint(p.failure))
 	}
+	// Every observation and edge is added here, at once: their sets are
+	// sized for them rather than grown (and rehashed) as they fill.
+	if len(g.obsSeen) == 0 {
+		g.obsSeen = make(map[string]bool, len(p.obs))
+	}
+	if len(g.edges) == 0 {
+		g.edges = make(map[string]*Edge, min(len(p.edges), jagMaxEdges))
+	}
 	for _, q := range p.obs {
 		g.addObservation(q.n, q.o)
 	}
