@@ -89,7 +89,7 @@ func FuzzMessage(f *testing.F) {
 
 var fuzzMethods = []string{
 	"Runtime.executionContextCreated", "Debugger.scriptParsed", "Network.requestWillBeSent", "Network.responseReceived",
-	"Network.loadingFinished", "Runtime.consoleAPICalled", "Network.webSocketCreated", "Network.webSocketFrameSent",
+	"Network.loadingFinished", "Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Network.webSocketCreated", "Network.webSocketFrameSent",
 	"Page.frameNavigated", "Page.navigatedWithinDocument", "Page.frameRequestedNavigation", "Page.lifecycleEvent",
 	"Network.loadingFailed", "Target.detachedFromTarget", "Inspector.targetCrashed",
 }
