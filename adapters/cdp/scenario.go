@@ -403,7 +403,18 @@ func (r *scenarioRun) onEvent(ev any) {
 		if e.Request == nil {
 			break
 		}
-		if e.RedirectResponse != nil {
+		if rr := e.RedirectResponse; rr != nil {
+			// The hop's response (a 3xx) has no responseReceived of its
+			// own: without this event a redirect chain read as requests
+			// with no answers. Its request was the one seen last on the id.
+			if r.sc.allows(rr.URL) {
+				ev := ports.BrowserScenarioEvent{Kind: "response", URL: rr.URL, ResourceType: string(e.Type), Status: int(rr.Status),
+					HeaderNames: headerNames(rr.Headers)}
+				if v, ok := r.requests.Load(e.RequestID); ok {
+					ev.Method = v.(requestSeen).method
+				}
+				r.addWithHeaders(ev, e.RequestID)
+			}
 			r.forgetResponseHeaders(e.RequestID)
 		}
 		if r.sc.allows(e.Request.URL) {
