@@ -130,6 +130,12 @@ func TestStepErrorSaysWhatItWaitedFor(t *testing.T) {
 	if nav == nil || !strings.Contains(nav.Error(), "did not load within 1s") {
 		t.Fatalf("navigate: %v", nav)
 	}
+	// A navigation the scope refused (a redirect out of allowed_origins)
+	// says so and what to add, not only Chromium's net error.
+	blocked := stepError(ports.BrowserScenarioStep{Action: "navigate", URL: "http://127.0.0.1:8080/out"}, time.Second, errors.New("page load error net::ERR_BLOCKED_BY_CLIENT"), false)
+	if blocked == nil || !strings.Contains(blocked.Error(), "redirected to an origin outside allowed_origins") || !strings.Contains(blocked.Error(), "add that origin to allowed_origins") {
+		t.Fatalf("blocked navigation: %v", blocked)
+	}
 	other := errors.New("node not interactable")
 	if got := stepError(ports.BrowserScenarioStep{Action: "click", Selector: "#a"}, time.Second, other, false); got != other {
 		t.Fatalf("an error before the step's time ran out is kept: %v", got)

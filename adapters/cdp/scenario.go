@@ -762,6 +762,11 @@ func runStep(ctx context.Context, s ports.BrowserScenarioStep, timeout time.Dura
 // stepError says what a failed step waited for: the step's own time
 // running out reads "context deadline exceeded" otherwise.
 func stepError(s ports.BrowserScenarioStep, timeout time.Duration, err error, timedOut bool) error {
+	if err != nil && s.Action != "click" && s.Action != "type" && strings.Contains(err.Error(), "net::ERR_BLOCKED_BY_CLIENT") {
+		// The destination itself is in scope (checked before the run), so
+		// what the scope refused is where it redirected.
+		return fmt.Errorf("the navigation to %s was blocked: it redirected to an origin outside allowed_origins, which the step's request-failed event names; add that origin to allowed_origins to follow it (%w)", s.URL, err)
+	}
 	if err == nil || !timedOut {
 		return err
 	}
