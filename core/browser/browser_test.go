@@ -305,6 +305,13 @@ func TestEngineErrorsMapToCodes(t *testing.T) {
 			if want, ok := advice[c.want]; ok && !strings.Contains(e.Envelope().Error.Remediation.Action, want) {
 				t.Fatalf("%s with %s: remediation %q does not name %s", name, c.code, e.Envelope().Error.Remediation.Action, want)
 			}
+			// A target that exists but is out of scope, or an endpoint that
+			// is not Chromium's, says what to pass instead.
+			byReason := map[ports.BrowserErrorCode]string{ports.BrowserTargetNotAllowed: "allowed_origins that includes its origin",
+				ports.BrowserInvalidEndpointResponse: "not the page's own server"}
+			if want, ok := byReason[c.code]; ok && !strings.Contains(e.Envelope().Error.Remediation.Action, want) {
+				t.Fatalf("%s with %s: remediation %q does not say %q", name, c.code, e.Envelope().Error.Remediation.Action, want)
+			}
 		}
 	}
 }
