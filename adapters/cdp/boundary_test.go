@@ -86,6 +86,15 @@ func TestEndpointRulesBeforeIO(t *testing.T) {
 	}
 	_, err := e.ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: f.URL, AllowedOrigins: []string{"http://*.example"}})
 	is.New(t).Equal(code(t, err), ports.BrowserInvalidRequest)
+	// A page URL or a bare host:port given as an origin is refused with
+	// the origin to pass instead; a wildcard has none to offer.
+	for in, want := range map[string]string{"http://127.0.0.1:8080/app?x=1": ": use http://127.0.0.1:8080", "127.0.0.1:8080": ": use http://127.0.0.1:8080",
+		"http://*.example": "origin: http://*.example"} {
+		_, err = e.ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: f.URL, AllowedOrigins: []string{in, "https://app.test/"}})
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("allowed_origins %q: %v, want a message ending %q", in, err, want)
+		}
+	}
 	// localhost is refused with the address to use instead.
 	_, err = e.ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: "http://localhost:" + p})
 	is.New(t).True(strings.Contains(err.Error(), "use http://127.0.0.1:"+p))
