@@ -540,7 +540,7 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 	for _, x := range req.Secrets {
 		v, ok := os.LookupEnv(x.EnvironmentVariable)
 		if !ok || v == "" {
-			return nil, &ports.BrowserError{Code: ports.BrowserSecretUnavailable, Msg: "secret " + x.SecretID + " is not set in the server environment"}
+			return nil, &ports.BrowserError{Code: ports.BrowserSecretUnavailable, Msg: "secret " + x.SecretID + ": environment variable " + x.EnvironmentVariable + " is not set (or empty) in the rea server's environment"}
 		}
 		secrets[x.SecretID] = v
 	}

@@ -698,6 +698,14 @@ func TestScenarioEngineErrorsInTheToolsTerms(t *testing.T) {
 	is.Equal(e.Code, core.CodeProviderUnavailable)
 	is.True(strings.Contains(e.Remediation, "executable_path"))
 	is.True(!strings.Contains(e.Remediation, "cdp_endpoint"))
+
+	// A secret the server's environment lacks is fixed outside the call:
+	// the advice says where, not "correct the cause".
+	s = session(t, nil, errRunner{&ports.BrowserError{Code: ports.BrowserSecretUnavailable, Msg: "secret pw: environment variable PW is not set"}})
+	_, err = call(t, s, "capture_browser_scenario", args)
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeUnreadableOutput)
+	is.True(strings.Contains(e.Remediation, "environment rea serve starts with"))
 }
 
 // A screenshot over maximum_image_bytes is advised to raise it, not to
