@@ -216,3 +216,32 @@ func TestScenarioNamesOutOfScopeSockets(t *testing.T) {
 		"(ws://127.0.0.1:9001, wss://feed.example:8443) were opened, not blocked, and not recorded. "+
 		"To record them, add http://127.0.0.1:9001, https://feed.example:8443 to allowed_origins.")
 }
+
+// A redirect chain is a request and a 3xx response per hop, then the final
+// response: Chromium reports a hop's response only inside the next
+// requestWillBeSent (redirectResponse), and a hop outside allowed_origins
+// records no response.
+func TestScenarioRecordsRedirectResponses(t *testing.T) {
+	is := is.New(t)
+	run := &scenarioRun{sc: newScope([]string{"http://127.0.0.1:8080"}), max: 100, red: strings.NewReplacer()}
+	send := func(url string, redirect *network.Response) {
+		run.onEvent(&network.EventRequestWillBeSent{RequestID: "R", Type: network.ResourceTypeDocument,
+			Request: &network.Request{URL: url, Method: "GET"}, RedirectResponse: redirect})
+	}
+	send("http://127.0.0.1:8080/r1", nil)
+	send("http://127.0.0.1:8080/r2", &network.Response{URL: "http://127.0.0.1:8080/r1", Status: 302, Headers: network.Headers{"Location": "/r2"}})
+	send("http://127.0.0.1:8080/app", &network.Response{URL: "http://127.0.0.1:8080/r2", Status: 307})
+	run.onEvent(&network.EventResponseReceived{RequestID: "R", Type: network.ResourceTypeDocument, Response: &network.Response{URL: "http://127.0.0.1:8080/app", Status: 200}})
+	var got []string
+	for _, ev := range run.events {
+		got = append(got, fmt.Sprintf("%s %s %s %d %v", ev.Kind, ev.Method, ev.URL, ev.Status, ev.HeaderNames))
+	}
+	is.Equal(got, []string{
+		"request GET http://127.0.0.1:8080/r1 0 []",
+		"response GET http://127.0.0.1:8080/r1 302 [location]",
+		"request GET http://127.0.0.1:8080/r2 0 []",
+		"response GET http://127.0.0.1:8080/r2 307 []",
+		"request GET http://127.0.0.1:8080/app 0 []",
+		"response GET http://127.0.0.1:8080/app 200 []",
+	})
+}

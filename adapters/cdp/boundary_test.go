@@ -86,6 +86,15 @@ func TestEndpointRulesBeforeIO(t *testing.T) {
 	}
 	_, err := e.ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: f.URL, AllowedOrigins: []string{"http://*.example"}})
 	is.New(t).Equal(code(t, err), ports.BrowserInvalidRequest)
+	// A page URL or a bare host:port given as an origin is refused with
+	// the origin to pass instead; a wildcard has none to offer.
+	for in, want := range map[string]string{"http://127.0.0.1:8080/app?x=1": ": use http://127.0.0.1:8080", "127.0.0.1:8080": ": use http://127.0.0.1:8080",
+		"http://*.example": "origin: http://*.example"} {
+		_, err = e.ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: f.URL, AllowedOrigins: []string{in, "https://app.test/"}})
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("allowed_origins %q: %v, want a message ending %q", in, err, want)
+		}
+	}
 	// localhost is refused with the address to use instead.
 	_, err = e.ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: "http://localhost:" + p})
 	is.New(t).True(strings.Contains(err.Error(), "use http://127.0.0.1:"+p))
@@ -867,4 +876,50 @@ func TestInspectLargeDocumentReadsAccessibilityNodeByNode(t *testing.T) {
 	is.Equal(c.Accessibility.Nodes[0].Role, "generic")
 	is.True(slices.Contains(c.Completeness.Truncated, "accessibility"))
 	is.True(slices.Contains(c.Limitations, "The accessibility tree of frame F1 was read node by node, for the first 6 of its document's 50 DOM nodes (max_ax_nodes 5); the other 44 were not read: Chromium returns a frame's whole tree in one reply, whatever its depth."))
+}
+
+// An uncaught exception is what an agent inspecting a failing page looks
+// for first: it is a console event of type "exception" at the throwing
+// frame, with the error's first description line as its text (opted in),
+// never the stack; a thrown primitive keeps its value; one out of scope is
+// excluded like any console event.
+func TestInspectKeepsUncaughtExceptions(t *testing.T) {
+	is := is.New(t)
+	now := float64(time.Now().UnixMilli()) + 1000
+	thrown := func(url string, ex map[string]any, stack bool) cdptest.Event {
+		d := map[string]any{"exceptionId": 1, "text": "Uncaught", "lineNumber": 4, "columnNumber": 9, "url": url, "exception": ex}
+		if stack {
+			d["stackTrace"] = map[string]any{"callFrames": []any{map[string]any{"functionName": "f", "scriptId": "1", "url": url, "lineNumber": 2, "columnNumber": 5}}}
+		}
+		return cdptest.Event{Method: "Runtime.exceptionThrown", Params: map[string]any{"timestamp": now, "exceptionDetails": d}}
+	}
+	f := cdptest.New(&cdptest.Options{After: map[string][]cdptest.Event{"Network.enable": {
+		thrown("http://app.test/app.js", map[string]any{"type": "object", "subtype": "error", "className": "TypeError",
+			"description": "TypeError: Cannot read properties of null (reading 'x')\n    at f (http://app.test/app.js:3:6)"}, true),
+		thrown("http://app.test/app.js", map[string]any{"type": "string", "value": "plain"}, false),
+		thrown("http://cdn.example/lib.js", map[string]any{"type": "object", "subtype": "error", "description": "Error: third"}, true),
+	}}})
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.NoErr(err)
+	var got []ports.BrowserConsoleEvent
+	for _, e := range c.Console {
+		if e.Type == "exception" {
+			got = append(got, e)
+		}
+	}
+	is.Equal(len(got), 2)
+	is.Equal(got[0].URL, "http://app.test/app.js")
+	is.Equal([]int{got[0].Line, got[0].Column}, []int{3, 5}) // the top frame, 1-based line
+	is.Equal(got[0].ArgumentTypes, []string{"error"})
+	is.Equal(got[0].Values, []ports.BrowserConsoleValue{{ArgumentIndex: 0, Type: "error", Text: "TypeError: Cannot read properties of null (reading 'x')"}})
+	is.Equal([]int{got[1].Line, got[1].Column}, []int{5, 9}) // no stack: the details' location
+	is.Equal(got[1].Values, []ports.BrowserConsoleValue{{ArgumentIndex: 0, Type: "string", Text: "plain"}})
+	excluded := 0
+	for _, x := range c.Completeness.Excluded {
+		if x.Section == "console_events" && x.Reason == "disallowed_origin" {
+			excluded = x.Count
+		}
+	}
+	is.Equal(excluded, 2) // the fake's third-party log and the third-party exception
 }

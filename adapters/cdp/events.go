@@ -93,6 +93,7 @@ type evLoadingFailed struct {
 type evRemoteObject struct {
 	Type                string          `json:"type"`
 	Subtype             string          `json:"subtype"`
+	Description         string          `json:"description"`
 	Value               json.RawMessage `json:"value"`
 	UnserializableValue string          `json:"unserializableValue"`
 }
@@ -103,6 +104,20 @@ type evConsoleAPICalled struct {
 	ExecutionContextID int64            `json:"executionContextId"`
 	Timestamp          float64          `json:"timestamp"`
 	StackTrace         *evStackTrace    `json:"stackTrace"`
+}
+
+// evExceptionThrown is Runtime.exceptionThrown: an exception the page did
+// not catch (what DevTools' console shows in red).
+type evExceptionThrown struct {
+	Timestamp        float64 `json:"timestamp"`
+	ExceptionDetails *struct {
+		Text         string          `json:"text"`
+		URL          string          `json:"url"`
+		LineNumber   *int            `json:"lineNumber"`
+		ColumnNumber *int            `json:"columnNumber"`
+		StackTrace   *evStackTrace   `json:"stackTrace"`
+		Exception    *evRemoteObject `json:"exception"`
+	} `json:"exceptionDetails"`
 }
 
 type evWebSocketCreated struct {

@@ -89,7 +89,7 @@ func FuzzMessage(f *testing.F) {
 
 var fuzzMethods = []string{
 	"Runtime.executionContextCreated", "Debugger.scriptParsed", "Network.requestWillBeSent", "Network.responseReceived",
-	"Network.loadingFinished", "Runtime.consoleAPICalled", "Network.webSocketCreated", "Network.webSocketFrameSent",
+	"Network.loadingFinished", "Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Network.webSocketCreated", "Network.webSocketFrameSent",
 	"Page.frameNavigated", "Page.navigatedWithinDocument", "Page.frameRequestedNavigation", "Page.lifecycleEvent",
 	"Network.loadingFailed", "Target.detachedFromTarget", "Inspector.targetCrashed",
 }
@@ -129,6 +129,12 @@ func TestStepErrorSaysWhatItWaitedFor(t *testing.T) {
 	nav := stepError(ports.BrowserScenarioStep{Action: "goto_start", URL: "http://127.0.0.1:9/"}, time.Second, late, true)
 	if nav == nil || !strings.Contains(nav.Error(), "did not load within 1s") {
 		t.Fatalf("navigate: %v", nav)
+	}
+	// A navigation the scope refused (a redirect out of allowed_origins)
+	// says so and what to add, not only Chromium's net error.
+	blocked := stepError(ports.BrowserScenarioStep{Action: "navigate", URL: "http://127.0.0.1:8080/out"}, time.Second, errors.New("page load error net::ERR_BLOCKED_BY_CLIENT"), false)
+	if blocked == nil || !strings.Contains(blocked.Error(), "redirected to an origin outside allowed_origins") || !strings.Contains(blocked.Error(), "add that origin to allowed_origins") {
+		t.Fatalf("blocked navigation: %v", blocked)
 	}
 	other := errors.New("node not interactable")
 	if got := stepError(ports.BrowserScenarioStep{Action: "click", Selector: "#a"}, time.Second, other, false); got != other {

@@ -3,6 +3,7 @@ package cdp
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"mime"
 	"net/url"
@@ -200,6 +201,8 @@ func (pc *pageCapture) onEvent(ev event) {
 		}
 	case cdproto.EventRuntimeConsoleAPICalled:
 		pc.consoleCalled(ev)
+	case cdproto.EventRuntimeExceptionThrown:
+		pc.exceptionThrown(ev)
 	case cdproto.EventNetworkWebSocketCreated:
 		var e evWebSocketCreated
 		if !decode(ev.Params, &e) || e.RequestID == "" {
@@ -398,6 +401,40 @@ func (pc *pageCapture) consoleCalled(ev event) {
 	if e.StackTrace != nil && len(e.StackTrace.CallFrames) > 0 {
 		loc = &e.StackTrace.CallFrames[0]
 	}
+	pc.addConsole(e.Type, e.Timestamp, loc, e.Args)
+}
+
+// exceptionThrown keeps an uncaught exception as a console event of type
+// "exception", located where it was thrown, so a page that fails is not
+// reported as a quiet one. Its text (with IncludeConsoleText) is the error's
+// first description line ("TypeError: x is not a function") or a thrown
+// primitive's value; never the stack or an object's properties.
+func (pc *pageCapture) exceptionThrown(ev event) {
+	var e evExceptionThrown
+	if !decode(ev.Params, &e) || e.ExceptionDetails == nil {
+		pc.led.exclude("console_events", "invalid_protocol_value", 1)
+		return
+	}
+	d := e.ExceptionDetails
+	loc := topFrame(d.StackTrace)
+	if loc == nil && d.URL != "" {
+		loc = &evCallFrame{URL: d.URL, LineNumber: d.LineNumber, ColumnNumber: d.ColumnNumber}
+	}
+	var args []evRemoteObject
+	if x := d.Exception; x != nil {
+		a := *x
+		if a.Subtype == "error" && a.Description != "" {
+			first, _, _ := strings.Cut(a.Description, "\n")
+			msg, _ := json.Marshal(first)
+			a = evRemoteObject{Type: "error", Value: msg}
+		}
+		args = append(args, a)
+	}
+	pc.addConsole("exception", e.Timestamp, loc, args)
+}
+
+// addConsole records one console event thrown or logged at loc.
+func (pc *pageCapture) addConsole(typ string, timestamp float64, loc *evCallFrame, args []evRemoteObject) {
 	if loc == nil {
 		pc.led.exclude("console_events", "unattributed_origin", 1)
 		return
@@ -406,7 +443,7 @@ func (pc *pageCapture) consoleCalled(ev event) {
 		pc.led.exclude("console_events", r, 1)
 		return
 	}
-	if e.Timestamp > 0 && e.Timestamp < pc.consoleFrom {
+	if timestamp > 0 && timestamp < pc.consoleFrom {
 		pc.replayed++
 		return
 	}
@@ -416,14 +453,14 @@ func (pc *pageCapture) consoleCalled(ev event) {
 		return
 	}
 	clean, _ := sanitizeURL(loc.URL)
-	ce := ports.BrowserConsoleEvent{Type: cut(e.Type, 100), Timestamp: e.Timestamp, URL: clean, ArgumentTypes: []string{}}
+	ce := ports.BrowserConsoleEvent{Type: cut(typ, 100), Timestamp: timestamp, URL: clean, ArgumentTypes: []string{}}
 	if loc.LineNumber != nil {
 		ce.Line = *loc.LineNumber + 1
 	}
 	if loc.ColumnNumber != nil {
 		ce.Column = *loc.ColumnNumber
 	}
-	for i, a := range e.Args {
+	for i, a := range args {
 		if i >= 100 {
 			break
 		}
@@ -451,7 +488,7 @@ func (pc *pageCapture) consoleCalled(ev event) {
 // rendered.
 func primitiveText(a evRemoteObject) (string, bool) {
 	switch a.Type {
-	case "string":
+	case "string", "error":
 		var s string
 		if decode(a.Value, &s) {
 			return s, true

@@ -403,7 +403,18 @@ func (r *scenarioRun) onEvent(ev any) {
 		if e.Request == nil {
 			break
 		}
-		if e.RedirectResponse != nil {
+		if rr := e.RedirectResponse; rr != nil {
+			// The hop's response (a 3xx) has no responseReceived of its
+			// own: without this event a redirect chain read as requests
+			// with no answers. Its request was the one seen last on the id.
+			if r.sc.allows(rr.URL) {
+				ev := ports.BrowserScenarioEvent{Kind: "response", URL: rr.URL, ResourceType: string(e.Type), Status: int(rr.Status),
+					HeaderNames: headerNames(rr.Headers)}
+				if v, ok := r.requests.Load(e.RequestID); ok {
+					ev.Method = v.(requestSeen).method
+				}
+				r.addWithHeaders(ev, e.RequestID)
+			}
 			r.forgetResponseHeaders(e.RequestID)
 		}
 		if r.sc.allows(e.Request.URL) {
@@ -529,7 +540,7 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 	for _, x := range req.Secrets {
 		v, ok := os.LookupEnv(x.EnvironmentVariable)
 		if !ok || v == "" {
-			return nil, &ports.BrowserError{Code: ports.BrowserSecretUnavailable, Msg: "secret " + x.SecretID + " is not set in the server environment"}
+			return nil, &ports.BrowserError{Code: ports.BrowserSecretUnavailable, Msg: "secret " + x.SecretID + ": environment variable " + x.EnvironmentVariable + " is not set (or empty) in the rea server's environment"}
 		}
 		secrets[x.SecretID] = v
 	}
@@ -751,6 +762,11 @@ func runStep(ctx context.Context, s ports.BrowserScenarioStep, timeout time.Dura
 // stepError says what a failed step waited for: the step's own time
 // running out reads "context deadline exceeded" otherwise.
 func stepError(s ports.BrowserScenarioStep, timeout time.Duration, err error, timedOut bool) error {
+	if err != nil && s.Action != "click" && s.Action != "type" && strings.Contains(err.Error(), "net::ERR_BLOCKED_BY_CLIENT") {
+		// The destination itself is in scope (checked before the run), so
+		// what the scope refused is where it redirected.
+		return fmt.Errorf("the navigation to %s was blocked: it redirected to an origin outside allowed_origins, which the step's request-failed event names; add that origin to allowed_origins to follow it (%w)", s.URL, err)
+	}
 	if err == nil || !timedOut {
 		return err
 	}

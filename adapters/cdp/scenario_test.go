@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -152,6 +153,7 @@ func TestScenarioSecretUnavailable(t *testing.T) {
 		Secrets: []ports.BrowserScenarioSecret{{SecretID: "pw", EnvironmentVariable: "REA_TEST_UNSET_SECRET_VARIABLE"}},
 		Steps:   []ports.BrowserScenarioStep{{StepID: "t", Action: "type", Selector: "#x", SecretID: "pw"}}})
 	is.Equal(code(t, err), ports.BrowserSecretUnavailable)
+	is.True(strings.Contains(err.Error(), "environment variable REA_TEST_UNSET_SECRET_VARIABLE is not set")) // what to set
 	is.True(!launched)
 }
 

@@ -60,12 +60,29 @@ func normalizeOrigins(in []string) ([]string, error) {
 			strings.ContainsAny(s, "?#*") || (u.Path != "" && u.Path != "/")
 		o := originOf(u)
 		if bad || o == "" {
-			return nil, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "allowed_origins", Msg: "not an exact http(s) origin: " + s}
+			msg := "not an exact http(s) origin: " + s
+			if hint := originHint(s); hint != "" {
+				msg += ": use " + hint
+			}
+			return nil, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "allowed_origins", Msg: msg}
 		}
 		out = append(out, o)
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// originHint is the origin an agent most likely meant by s, a page URL
+// or a bare host:port, or "" when there is none to offer.
+func originHint(s string) string {
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || strings.Contains(u.Host, "*") {
+		return ""
+	}
+	return originOf(u)
 }
 
 // scope is the set of origins a call may observe.

@@ -305,6 +305,13 @@ func TestEngineErrorsMapToCodes(t *testing.T) {
 			if want, ok := advice[c.want]; ok && !strings.Contains(e.Envelope().Error.Remediation.Action, want) {
 				t.Fatalf("%s with %s: remediation %q does not name %s", name, c.code, e.Envelope().Error.Remediation.Action, want)
 			}
+			// A target that exists but is out of scope, or an endpoint that
+			// is not Chromium's, says what to pass instead.
+			byReason := map[ports.BrowserErrorCode]string{ports.BrowserTargetNotAllowed: "allowed_origins that includes its origin",
+				ports.BrowserInvalidEndpointResponse: "not the page's own server"}
+			if want, ok := byReason[c.code]; ok && !strings.Contains(e.Envelope().Error.Remediation.Action, want) {
+				t.Fatalf("%s with %s: remediation %q does not say %q", name, c.code, e.Envelope().Error.Remediation.Action, want)
+			}
 		}
 	}
 }
@@ -691,6 +698,14 @@ func TestScenarioEngineErrorsInTheToolsTerms(t *testing.T) {
 	is.Equal(e.Code, core.CodeProviderUnavailable)
 	is.True(strings.Contains(e.Remediation, "executable_path"))
 	is.True(!strings.Contains(e.Remediation, "cdp_endpoint"))
+
+	// A secret the server's environment lacks is fixed outside the call:
+	// the advice says where, not "correct the cause".
+	s = session(t, nil, errRunner{&ports.BrowserError{Code: ports.BrowserSecretUnavailable, Msg: "secret pw: environment variable PW is not set"}})
+	_, err = call(t, s, "capture_browser_scenario", args)
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeUnreadableOutput)
+	is.True(strings.Contains(e.Remediation, "environment rea serve starts with"))
 }
 
 // A screenshot over maximum_image_bytes is advised to raise it, not to

@@ -114,6 +114,15 @@ func browserErr(op string, err error) error {
 		details["resources"] = core.NonNil(be.Resources)
 	}
 	rem := browserRemediation[code]
+	switch {
+	case op == "capture_browser_scenario":
+		// Its own advice replaces these (scenarioErr): it takes no cdp_endpoint.
+	case be.Code == ports.BrowserTargetNotAllowed:
+		// The target exists: listing it again would name the same id.
+		rem = "Pass the target_id of a page (list_browser_targets lists them with their origins) and an allowed_origins that includes its origin, or omit allowed_origins to scope the call to the page's own origin."
+	case be.Code == ports.BrowserInvalidEndpointResponse:
+		rem = "cdp_endpoint did not answer as Chromium's DevTools endpoint (GET /json/version and /json/list): pass http://127.0.0.1:PORT where PORT is the browser's --remote-debugging-port (its profile's DevToolsActivePort file names it), not the page's own server."
+	}
 	if code == core.CodeTruncated && op == "capture_web_screenshot" {
 		rem = "Call again with a larger maximum_image_bytes (at most 8388608); a viewport over 32 million pixels cannot be captured at all."
 	}

@@ -708,6 +708,12 @@ func scenarioErr(op string, err error) error {
 		if r, ok := scenarioRemediation[ce.Code]; ok {
 			ce.Remediation = r
 		}
+		if be, ok := ports.AsBrowserError(err); ok && be.Code == ports.BrowserSecretUnavailable {
+			// The call cannot carry the value: it is read from the
+			// server's own environment, so the fix is outside the call.
+			ce.Remediation = "Set the environment variable this secret's environment_variable names in the environment rea serve starts with, " +
+				"then restart it and call again; or, for a value that is not secret, pass it as {source: literal, value}."
+		}
 	}
 	return out
 }

@@ -89,6 +89,22 @@ func TestComparePassive(t *testing.T) {
 			is.True(s["reason"] != nil)
 			is.Equal(len(webList(t, s, "changes")), 0)
 		}},
+		{"an other-origin script says why and what to pass", func(t *testing.T) map[string]any {
+			a := webPassivePair(t)
+			ins := webMap(t, a, "before", "inspection")
+			webMarkIncomplete(t, ins, "policy_filtered_sections", "scripts")
+			c := webMap(t, ins, "completeness")
+			c["excluded"] = append(webList(t, c, "excluded"), map[string]any{"section": "scripts", "reason": "disallowed_origin", "count": 1})
+			c["status"] = "policy_filtered"
+			c["conditions"] = append(webList(t, c, "conditions"), "policy_filtered")
+			return a
+		}, func(t *testing.T, res map[string]any) {
+			is := is.New(t)
+			s := webDim(t, res, "scripts")
+			is.Equal(s["status"], "unknown")
+			is.Equal(s["reason"], "Script inventory was incomplete in at least one observation (the before capture's scripts disallowed_origin). "+
+				"Inspect both pages again with allowed_origins listing the page's origin and those of its other-origin frames and scripts to compare it fully.")
+		}},
 		{"an addition under truncation proves nothing", func(t *testing.T) map[string]any {
 			a := webExample(t, webExPassiveChanged)
 			webMarkIncomplete(t, webMap(t, a, "before", "inspection"), "truncated_sections", "scripts")

@@ -59,6 +59,53 @@ func (c *webCompleteness) excludedFor(section, reason string) bool {
 	return false
 }
 
+// incompleteReason says why what (the sections' inventory) was incomplete,
+// per side, and what to pass to compare it fully: an agent comparing two
+// captures of a page with a frame of another origin otherwise reads only
+// that something was incomplete.
+func incompleteReason(what string, b, a *webInspection, sections ...string) string {
+	var sides []string
+	scope := false
+	for _, side := range []struct {
+		name string
+		c    *webCompleteness
+	}{{"before", &b.Completeness}, {"after", &a.Completeness}} {
+		var why []string
+		for _, sec := range sections {
+			var rs []string
+			for _, e := range side.c.Excluded {
+				if e.Section == sec && !slices.Contains(rs, e.Reason) {
+					rs = append(rs, e.Reason)
+					scope = scope || e.Reason == "disallowed_origin"
+				}
+			}
+			for _, l := range []struct {
+				list []string
+				name string
+			}{{side.c.Truncated, "truncated"}, {side.c.Unavailable, "unavailable"}, {side.c.AttachLimited, "attach_limited"}} {
+				if slices.Contains(l.list, sec) && !slices.Contains(rs, l.name) {
+					rs = append(rs, l.name)
+				}
+			}
+			if len(rs) > 0 {
+				why = append(why, sec+" "+strings.Join(rs, ", "))
+			}
+		}
+		if len(why) > 0 {
+			sides = append(sides, "the "+side.name+" capture's "+strings.Join(why, "; "))
+		}
+	}
+	r := what + " was incomplete in at least one observation"
+	if len(sides) > 0 {
+		r += " (" + strings.Join(sides, "; ") + ")"
+	}
+	r += "."
+	if scope {
+		r += " Inspect both pages again with allowed_origins listing the page's origin and those of its other-origin frames and scripts to compare it fully."
+	}
+	return r
+}
+
 type webInspection struct {
 	ParentEvidenceID string `json:"parent_evidence_id"`
 	Target           struct {
@@ -205,15 +252,15 @@ func comparePassive(ctx context.Context, before, after *webPassiveCapture, maxCh
 		identityMap{"document": core.MustDigest(domProjection(b))},
 		identityMap{"document": core.MustDigest(domProjection(a))},
 		!b.Completeness.incomplete("frames", "dom") && !a.Completeness.incomplete("frames", "dom"),
-		"DOM or frame capture was incomplete in at least one observation.")
+		incompleteReason("DOM or frame capture", b, a, "frames", "dom"))
 
 	pending["scripts"] = compareIdentities(scriptMap(b), scriptMap(a),
 		!b.Completeness.incomplete("scripts") && !a.Completeness.incomplete("scripts"),
-		"Script inventory was incomplete in at least one observation.")
+		incompleteReason("Script inventory", b, a, "scripts"))
 
 	pending["resources"] = compareIdentities(resourceMap(b), resourceMap(a),
 		!b.Completeness.incomplete("resources") && !a.Completeness.incomplete("resources"),
-		"Resource inventory was incomplete in at least one observation.")
+		incompleteReason("Resource inventory", b, a, "resources"))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
