@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"rea/core"
@@ -50,6 +52,11 @@ type Server struct {
 	// so it cleans up and answers before the connections close.
 	stopping context.Context
 	stop     context.CancelFunc
+
+	registerOnce sync.Once
+	registered   int // tools registered with the SDK
+	presentOnce  sync.Once
+	tools        map[string]*sdk.Tool // as tools/list gives them (presented)
 }
 
 // errStopping is the cause of a call cancelled because the server stopped.
@@ -85,45 +92,90 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}, Logging: &sdk.LoggingCapabilities{},
 			Resources: &sdk.ResourceCapabilities{ListChanged: false}, Prompts: &sdk.PromptCapabilities{ListChanged: false}},
 	})
-	// Presenting schemas is the bulk of start-up: do it on every core.
-	ops := cat.Operations()
-	tools := make([]*sdk.Tool, len(ops))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				tools[i] = toolOf(cat, ops[i])
-			}
-		}()
-	}
-	for i := range ops {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	// The SDK re-encodes and decodes each tool's schemas three times while
-	// registering it (each decode with a fresh 32 KB buffer: 9 MB for the
-	// catalog), only to check that the input is an object schema and that no
-	// property carries x-mcp-header. So each tool is registered with an
-	// object-schema stand-in for its input and no output schema, and its
-	// schemas are set once the SDK holds it: tools/list and everything after
-	// see the whole text. The catalog's tests check what the SDK would have
+	// Each tool is registered with the SDK under an object-schema stand-in
+	// for its input and no output schema, and keeps it there: presenting
+	// every schema is the bulk of start-up, and the SDK re-encodes and
+	// decodes a registered tool's schemas while registering it (each decode
+	// with a fresh 32 KB buffer), only to check that the input is an object
+	// schema and that no property carries x-mcp-header. tools/list answers
+	// with the presented tools instead (listTools), presented on the first
+	// listing. The tools are registered by the first tools/ request (the
+	// capabilities are declared above, so initialize says the same), and a
+	// server never asked about tools registers and presents none. The
+	// catalog's tests check what the SDK would have
 	// (TestAdvertisedSchemasPassSDKChecks) and that tools/list carries the
 	// whole schemas (TestToolsListCarriesWholeSchemas).
-	for i, op := range ops {
-		t := tools[i]
-		in, out := t.InputSchema, t.OutputSchema
-		t.InputSchema, t.OutputSchema = objectSchema, nil
-		s.sdk.AddTool(t, s.handler(op))
-		t.InputSchema, t.OutputSchema = in, out
-	}
 	s.addResources()
 	s.addPrompts()
-	s.sdk.AddReceivingMiddleware(s.noteLogLevel)
+	s.sdk.AddReceivingMiddleware(s.noteLogLevel, s.listTools)
 	return s
+}
+
+// registerTools registers every tool with the SDK, once, before the first
+// tools/ request reaches it.
+func (s *Server) registerTools() {
+	s.registerOnce.Do(func() {
+		for _, op := range s.cat.Operations() {
+			s.sdk.AddTool(&sdk.Tool{Name: op.Name, InputSchema: objectSchema}, s.handler(op))
+			s.registered++
+		}
+	})
+}
+
+// presented returns every tool as tools/list gives it, by name, presenting
+// them on the first call: on every core, since a cold presentation (a
+// catalog the embedded cache does not match) is slow.
+func (s *Server) presented() map[string]*sdk.Tool {
+	s.presentOnce.Do(func() {
+		ops := s.cat.Operations()
+		tools := make([]*sdk.Tool, len(ops))
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					tools[i] = toolOf(s.cat, ops[i])
+				}
+			}()
+		}
+		for i := range ops {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		s.tools = make(map[string]*sdk.Tool, len(tools))
+		for _, t := range tools {
+			s.tools[t.Name] = t
+		}
+	})
+	return s.tools
+}
+
+// listTools registers the tools before the first tools/ request, and
+// answers tools/list with the presented tools in place of the stand-ins the
+// SDK holds, in the SDK's order and pages.
+func (s *Server) listTools(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if strings.HasPrefix(method, "tools/") {
+			s.registerTools()
+		}
+		res, err := next(ctx, method, req)
+		list, ok := res.(*sdk.ListToolsResult)
+		if !ok || err != nil || list == nil {
+			return res, err
+		}
+		tools := s.presented()
+		out := *list
+		out.Tools = make([]*sdk.Tool, len(list.Tools))
+		for i, t := range list.Tools {
+			if out.Tools[i] = tools[t.Name]; out.Tools[i] == nil {
+				out.Tools[i] = t
+			}
+		}
+		return &out, nil
+	}
 }
 
 // noteLogLevel remembers which connections chose a log level: rea sends log
@@ -138,8 +190,10 @@ func (s *Server) noteLogLevel(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-// objectSchema stands in for a tool's input schema while it is registered.
-var objectSchema = json.RawMessage(`{"type":"object"}`)
+// objectSchema stands in for every tool's input schema in the SDK's
+// registry: a *jsonschema.Schema of type object, which the SDK checks
+// without re-encoding it.
+var objectSchema = &jsonschema.Schema{Type: "object"}
 
 func toolOf(cat *core.Catalog, op *core.Operation) *sdk.Tool {
 	a := op.Effects.Annotations()
