@@ -12,8 +12,10 @@ import (
 
 // TestStartupRegistersAndPresentsNothing: a server that has only been
 // initialized has registered no tool with the SDK and presented no schema;
-// a tools/call registers the tools without presenting them; the first
-// tools/list presents every tool, and lists each with its whole schemas.
+// a tools/call registers the tool it names and presents nothing; the first
+// tools/list presents every tool and lists each with its whole schemas,
+// registering none; a listing with a cursor gets the SDK's answer about
+// every tool.
 func TestStartupRegistersAndPresentsNothing(t *testing.T) {
 	cat, err := standard.Catalog()
 	if err != nil {
@@ -37,25 +39,38 @@ func TestStartupRegistersAndPresentsNothing(t *testing.T) {
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if s.registered != 0 || s.tools != nil {
-		t.Fatalf("after initialize: %d tools registered, %d presented; want none", s.registered, len(s.tools))
+	state := func() (int, int) {
+		s.regMu.Lock()
+		defer s.regMu.Unlock()
+		return len(s.registered), len(s.tools)
+	}
+	if r, p := state(); r != 0 || p != 0 {
+		t.Fatalf("after initialize: %d tools registered, %d presented; want none", r, p)
 	}
 	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "binary_session", Arguments: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
-	if s.registered != len(cat.Operations()) || s.tools != nil {
-		t.Fatalf("after tools/call: %d tools registered, %d presented; want %d and none", s.registered, len(s.tools), len(cat.Operations()))
+	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "no_such_tool"}); err == nil {
+		t.Fatal("an unknown tool was called")
+	}
+	if r, p := state(); r != 1 || !s.registered["binary_session"] || p != 0 {
+		t.Fatalf("after tools/call: %d tools registered, %d presented; want binary_session alone and none", r, p)
 	}
 	res, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.tools) != len(cat.Operations()) || len(res.Tools) != len(cat.Operations()) {
-		t.Fatalf("after tools/list: %d presented, %d listed; want %d", len(s.tools), len(res.Tools), len(cat.Operations()))
+	n := len(cat.Operations())
+	if r, p := state(); r != 1 || p != n || len(res.Tools) != n {
+		t.Fatalf("after tools/list: %d registered, %d presented, %d listed; want 1, %d, %d", r, p, len(res.Tools), n, n)
 	}
-	for _, tool := range res.Tools {
-		if tool.OutputSchema == nil || tool.Description == "" {
-			t.Fatalf("%s is listed as its stand-in", tool.Name)
+	for i, tool := range res.Tools {
+		if tool.OutputSchema == nil || tool.Description == "" || tool.Name != cat.Operations()[i].Name {
+			t.Fatalf("listed %d: %s, its stand-in or out of order", i, tool.Name)
 		}
+	}
+	res, err = cs.ListTools(ctx, &sdk.ListToolsParams{Cursor: res.Tools[0].Name})
+	if r, _ := state(); err == nil && (r != n || len(res.Tools) == 0 || res.Tools[0].OutputSchema == nil) {
+		t.Fatalf("a listing with a cursor: %d registered, %v", r, res.Tools)
 	}
 }

@@ -53,10 +53,10 @@ type Server struct {
 	stopping context.Context
 	stop     context.CancelFunc
 
-	registerOnce sync.Once
-	registered   int // tools registered with the SDK
-	presentOnce  sync.Once
-	tools        map[string]*sdk.Tool // as tools/list gives them (presented)
+	regMu       sync.Mutex
+	registered  map[string]bool // the tools registered with the SDK
+	presentOnce sync.Once
+	tools       []*sdk.Tool // as tools/list gives them (presented)
 }
 
 // errStopping is the cause of a call cancelled because the server stopped.
@@ -64,7 +64,7 @@ var errStopping = errors.New("the server is stopping")
 
 // New builds a server for every operation in cat.
 func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
-	s := &Server{cat: cat, reg: reg, sessions: map[*sdk.ServerSession]*core.Session{}}
+	s := &Server{cat: cat, reg: reg, sessions: map[*sdk.ServerSession]*core.Session{}, registered: map[string]bool{}}
 	s.stopping, s.stop = context.WithCancel(context.Background())
 	if opts != nil {
 		s.opts = *opts
@@ -92,40 +92,47 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}, Logging: &sdk.LoggingCapabilities{},
 			Resources: &sdk.ResourceCapabilities{ListChanged: false}, Prompts: &sdk.PromptCapabilities{ListChanged: false}},
 	})
-	// Each tool is registered with the SDK under an object-schema stand-in
-	// for its input and no output schema, and keeps it there: presenting
-	// every schema is the bulk of start-up, and the SDK re-encodes and
-	// decodes a registered tool's schemas while registering it (each decode
-	// with a fresh 32 KB buffer), only to check that the input is an object
-	// schema and that no property carries x-mcp-header. tools/list answers
-	// with the presented tools instead (listTools), presented on the first
-	// listing. The tools are registered by the first tools/ request (the
-	// capabilities are declared above, so initialize says the same), and a
-	// server never asked about tools registers and presents none. The
-	// catalog's tests check what the SDK would have
-	// (TestAdvertisedSchemasPassSDKChecks) and that tools/list carries the
-	// whole schemas (TestToolsListCarriesWholeSchemas).
+	// Each tool is kept in the SDK under an object-schema stand-in for its
+	// input and no output schema: presenting every schema is the bulk of
+	// start-up, and the SDK re-encodes and decodes a registered tool's
+	// schemas while registering it (each decode with a fresh 32 KB buffer),
+	// only to check that the input is an object schema and that no property
+	// carries x-mcp-header. A tool is registered by the first tools/call
+	// that names it, and tools/list answers with the presented tools, built
+	// on the first listing (onDemand); the capabilities are declared above,
+	// so initialize says the same. A server never asked about tools
+	// registers and presents none. The catalog's tests check what the SDK
+	// would have (TestAdvertisedSchemasPassSDKChecks) and that tools/list
+	// carries the whole schemas (TestToolsListCarriesWholeSchemas).
 	s.addResources()
 	s.addPrompts()
-	s.sdk.AddReceivingMiddleware(s.noteLogLevel, s.listTools)
+	s.sdk.AddReceivingMiddleware(s.noteLogLevel, s.onDemand)
 	return s
 }
 
-// registerTools registers every tool with the SDK, once, before the first
-// tools/ request reaches it.
-func (s *Server) registerTools() {
-	s.registerOnce.Do(func() {
+// register registers the named tools with the SDK (every tool when none
+// is named), each once; a name not in the catalog is left to the SDK's
+// unknown-tool error.
+func (s *Server) register(names ...string) {
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	if names == nil {
 		for _, op := range s.cat.Operations() {
-			s.sdk.AddTool(&sdk.Tool{Name: op.Name, InputSchema: objectSchema}, s.handler(op))
-			s.registered++
+			names = append(names, op.Name)
 		}
-	})
+	}
+	for _, name := range names {
+		if op, ok := s.cat.Lookup(name); ok && !s.registered[name] {
+			s.sdk.AddTool(&sdk.Tool{Name: op.Name, InputSchema: objectSchema}, s.handler(op))
+			s.registered[name] = true
+		}
+	}
 }
 
-// presented returns every tool as tools/list gives it, by name, presenting
-// them on the first call: on every core, since a cold presentation (a
-// catalog the embedded cache does not match) is slow.
-func (s *Server) presented() map[string]*sdk.Tool {
+// presented returns every tool as tools/list gives it, in the catalog's
+// (name) order, presenting them on the first call: on every core, since a
+// cold presentation (a catalog the embedded cache does not match) is slow.
+func (s *Server) presented() []*sdk.Tool {
 	s.presentOnce.Do(func() {
 		ops := s.cat.Operations()
 		tools := make([]*sdk.Tool, len(ops))
@@ -145,32 +152,52 @@ func (s *Server) presented() map[string]*sdk.Tool {
 		}
 		close(next)
 		wg.Wait()
-		s.tools = make(map[string]*sdk.Tool, len(tools))
-		for _, t := range tools {
-			s.tools[t.Name] = t
-		}
+		s.tools = tools
 	})
 	return s.tools
 }
 
-// listTools registers the tools before the first tools/ request, and
-// answers tools/list with the presented tools in place of the stand-ins the
-// SDK holds, in the SDK's order and pages.
-func (s *Server) listTools(next sdk.MethodHandler) sdk.MethodHandler {
+// onDemand registers the tool a tools/call names before the SDK looks it
+// up, and answers tools/list with the presented tools in place of the
+// stand-ins the SDK holds. Without a cursor that is every tool, sorted by
+// name, as the SDK lists them (its page size exceeds the catalog, so it
+// never hands out a cursor); a client's own cursor gets the SDK's answer
+// about every tool.
+func (s *Server) onDemand(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-		if strings.HasPrefix(method, "tools/") {
-			s.registerTools()
+		whole := false
+		switch p := req.GetParams().(type) {
+		case *sdk.CallToolParamsRaw:
+			if p != nil {
+				s.register(p.Name)
+			}
+		case *sdk.ListToolsParams:
+			whole = p == nil || p.Cursor == ""
+			if !whole {
+				s.register()
+			}
+		default:
+			if strings.HasPrefix(method, "tools/") {
+				s.register()
+			}
 		}
 		res, err := next(ctx, method, req)
 		list, ok := res.(*sdk.ListToolsResult)
 		if !ok || err != nil || list == nil {
 			return res, err
 		}
-		tools := s.presented()
 		out := *list
+		if whole {
+			out.Tools = s.presented()
+			return &out, nil
+		}
+		byName := map[string]*sdk.Tool{}
+		for _, t := range s.presented() {
+			byName[t.Name] = t
+		}
 		out.Tools = make([]*sdk.Tool, len(list.Tools))
 		for i, t := range list.Tools {
-			if out.Tools[i] = tools[t.Name]; out.Tools[i] == nil {
+			if out.Tools[i] = byName[t.Name]; out.Tools[i] == nil {
 				out.Tools[i] = t
 			}
 		}
