@@ -57,7 +57,7 @@ import (
 //	adapters/hosts     ports + go-toml (agent hosts' configuration files)
 //	adapters/pty       ports + supervisor + creack/pty + charmbracelet/x/vt (process capture)
 //	adapters/gdbremote ports + supervisor (native call tracing under gdbserver)
-//	adapters/mcp       core + ports + go-sdk
+//	adapters/mcp       core + ports + go-sdk (and jsonschema-go, its Tool's schema type)
 //	adapters/cli       core + ports + kong
 //	cmd/               wiring only: rea's own packages (no go-sdk, no kong)
 //	examples/          core, its families and standard, ports, adapters
@@ -94,7 +94,7 @@ var policy = []struct {
 	{"rea/core", append([]string{"rea/core/present", "rea/core/internal/jcs", "rea/core/internal/identify"}, kernelAllowed...), []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}},
 	{"rea/supervisor", []string{"rea/ports"}, []string{"github.com/matryer/is"}},
 	{"rea/snapshot", nil, []string{"github.com/matryer/is"}}, // stdlib only: engines share it
-	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/"},
+	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/", "github.com/google/jsonschema-go/jsonschema"},
 		[]string{"rea/core/standard", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/matryer/is"}},
 	{"rea/adapters/cli", []string{"rea/core", "rea/core/product", "rea/ports", "github.com/alecthomas/kong"}, []string{"rea/core/standard", "github.com/matryer/is"}},
 	{"rea/adapters/native", []string{"rea/ports", "rea/ports/libc", "rea/adapters/native/", "golang.org/x/arch/", "rea/supervisor", "rea/snapshot"}, engineTests},

@@ -3,7 +3,6 @@ package core
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,19 +70,23 @@ func Digest(v any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(c)
-	return hex.EncodeToString(sum[:]), nil
+	return hexSum(c), nil
 }
 
 // MustDigest is Digest for values built by rea itself, where failure is a
 // programmer error.
-func MustDigest(v any) string {
-	d, err := Digest(v)
+func MustDigest(v any) string { return hexSum(mustCanonical(v)) }
+
+func mustCanonical(v any) []byte {
+	c, err := CanonicalJSON(v)
 	if err != nil {
 		panic("core: digest of internal value: " + err.Error())
 	}
-	return d
+	return c
 }
+
+// hexSum is the lowercase hex SHA-256 of parts, concatenated.
+func hexSum(parts ...[]byte) string { return fmt.Sprintf("%x", sha256.Sum256(bytes.Join(parts, nil))) }
 
 // decodeJSON decodes one JSON value, keeping numbers exact, and rejects
 // trailing data.

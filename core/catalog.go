@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -638,7 +636,6 @@ func withOutputID(schema map[string]any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(c)
-	schema["$id"] = "urn:rea:tool-output:sha256:" + hex.EncodeToString(sum[:])
+	schema["$id"] = "urn:rea:tool-output:sha256:" + hexSum(c)
 	return MarshalNoEscape(schema)
 }

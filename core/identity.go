@@ -41,11 +41,11 @@ func (c *Catalog) computeIdentity() CatalogIdentity {
 		tools = append(tools, toolEntry{op.Name, op.Title, "mcp", op.Description, op.Effects,
 			op.Effects.Annotations(), c.AdvertisedInput(op), op.OutputSchema()})
 	}
-	t := MustDigest(tools)
+	ct := mustCanonical(tools)
 	prompts := promptCatalog()
 	res, tmpl := resourceCatalog()
-	combined := MustDigest(map[string]any{"cli": cliCommands, "tools": tools, "prompts": prompts,
-		"resources": res, "resource_templates": tmpl})
-	return CatalogIdentity{Tools: t, Prompts: MustDigest(prompts),
-		Resources: MustDigest(map[string]any{"resourceCatalog": res, "resourceTemplateCatalog": tmpl}), Combined: combined}
+	// "tools" sorts last of the combined digest's keys: the tools' canonical form ends it, so they are encoded once.
+	rest := mustCanonical(map[string]any{"cli": cliCommands, "prompts": prompts, "resources": res, "resource_templates": tmpl})
+	return CatalogIdentity{Tools: hexSum(ct), Prompts: MustDigest(prompts), Combined: hexSum(rest[:len(rest)-1], []byte(`,"tools":`), ct, []byte("}")),
+		Resources: MustDigest(map[string]any{"resourceCatalog": res, "resourceTemplateCatalog": tmpl})}
 }

@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"rea/core"
@@ -50,6 +52,11 @@ type Server struct {
 	// so it cleans up and answers before the connections close.
 	stopping context.Context
 	stop     context.CancelFunc
+
+	regMu       sync.Mutex
+	registered  map[string]bool // the tools registered with the SDK
+	presentOnce sync.Once
+	tools       []*sdk.Tool // as tools/list gives them (presented)
 }
 
 // errStopping is the cause of a call cancelled because the server stopped.
@@ -57,7 +64,7 @@ var errStopping = errors.New("the server is stopping")
 
 // New builds a server for every operation in cat.
 func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
-	s := &Server{cat: cat, reg: reg, sessions: map[*sdk.ServerSession]*core.Session{}}
+	s := &Server{cat: cat, reg: reg, sessions: map[*sdk.ServerSession]*core.Session{}, registered: map[string]bool{}}
 	s.stopping, s.stop = context.WithCancel(context.Background())
 	if opts != nil {
 		s.opts = *opts
@@ -85,45 +92,117 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}, Logging: &sdk.LoggingCapabilities{},
 			Resources: &sdk.ResourceCapabilities{ListChanged: false}, Prompts: &sdk.PromptCapabilities{ListChanged: false}},
 	})
-	// Presenting schemas is the bulk of start-up: do it on every core.
-	ops := cat.Operations()
-	tools := make([]*sdk.Tool, len(ops))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				tools[i] = toolOf(cat, ops[i])
-			}
-		}()
-	}
-	for i := range ops {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	// The SDK re-encodes and decodes each tool's schemas three times while
-	// registering it (each decode with a fresh 32 KB buffer: 9 MB for the
-	// catalog), only to check that the input is an object schema and that no
-	// property carries x-mcp-header. So each tool is registered with an
-	// object-schema stand-in for its input and no output schema, and its
-	// schemas are set once the SDK holds it: tools/list and everything after
-	// see the whole text. The catalog's tests check what the SDK would have
-	// (TestAdvertisedSchemasPassSDKChecks) and that tools/list carries the
-	// whole schemas (TestToolsListCarriesWholeSchemas).
-	for i, op := range ops {
-		t := tools[i]
-		in, out := t.InputSchema, t.OutputSchema
-		t.InputSchema, t.OutputSchema = objectSchema, nil
-		s.sdk.AddTool(t, s.handler(op))
-		t.InputSchema, t.OutputSchema = in, out
-	}
+	// Each tool is kept in the SDK under an object-schema stand-in for its
+	// input and no output schema: presenting every schema is the bulk of
+	// start-up, and the SDK re-encodes and decodes a registered tool's
+	// schemas while registering it (each decode with a fresh 32 KB buffer),
+	// only to check that the input is an object schema and that no property
+	// carries x-mcp-header. A tool is registered by the first tools/call
+	// that names it, and tools/list answers with the presented tools, built
+	// on the first listing (onDemand); the capabilities are declared above,
+	// so initialize says the same. A server never asked about tools
+	// registers and presents none. The catalog's tests check what the SDK
+	// would have (TestAdvertisedSchemasPassSDKChecks) and that tools/list
+	// carries the whole schemas (TestToolsListCarriesWholeSchemas).
 	s.addResources()
 	s.addPrompts()
-	s.sdk.AddReceivingMiddleware(s.noteLogLevel)
+	s.sdk.AddReceivingMiddleware(s.noteLogLevel, s.onDemand)
 	return s
+}
+
+// register registers the named tools with the SDK (every tool when none
+// is named), each once; a name not in the catalog is left to the SDK's
+// unknown-tool error.
+func (s *Server) register(names ...string) {
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	if names == nil {
+		for _, op := range s.cat.Operations() {
+			names = append(names, op.Name)
+		}
+	}
+	for _, name := range names {
+		if op, ok := s.cat.Lookup(name); ok && !s.registered[name] {
+			s.sdk.AddTool(&sdk.Tool{Name: op.Name, InputSchema: objectSchema}, s.handler(op))
+			s.registered[name] = true
+		}
+	}
+}
+
+// presented returns every tool as tools/list gives it, in the catalog's
+// (name) order, presenting them on the first call: on every core, since a
+// cold presentation (a catalog the embedded cache does not match) is slow.
+func (s *Server) presented() []*sdk.Tool {
+	s.presentOnce.Do(func() {
+		ops := s.cat.Operations()
+		tools := make([]*sdk.Tool, len(ops))
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					tools[i] = toolOf(s.cat, ops[i])
+				}
+			}()
+		}
+		for i := range ops {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		s.tools = tools
+	})
+	return s.tools
+}
+
+// onDemand registers the tool a tools/call names before the SDK looks it
+// up, and answers tools/list with the presented tools in place of the
+// stand-ins the SDK holds. Without a cursor that is every tool, sorted by
+// name, as the SDK lists them (its page size exceeds the catalog, so it
+// never hands out a cursor); a client's own cursor gets the SDK's answer
+// about every tool.
+func (s *Server) onDemand(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		whole := false
+		switch p := req.GetParams().(type) {
+		case *sdk.CallToolParamsRaw:
+			if p != nil {
+				s.register(p.Name)
+			}
+		case *sdk.ListToolsParams:
+			whole = p == nil || p.Cursor == ""
+			if !whole {
+				s.register()
+			}
+		default:
+			if strings.HasPrefix(method, "tools/") {
+				s.register()
+			}
+		}
+		res, err := next(ctx, method, req)
+		list, ok := res.(*sdk.ListToolsResult)
+		if !ok || err != nil || list == nil {
+			return res, err
+		}
+		out := *list
+		if whole {
+			out.Tools = s.presented()
+			return &out, nil
+		}
+		byName := map[string]*sdk.Tool{}
+		for _, t := range s.presented() {
+			byName[t.Name] = t
+		}
+		out.Tools = make([]*sdk.Tool, len(list.Tools))
+		for i, t := range list.Tools {
+			if out.Tools[i] = byName[t.Name]; out.Tools[i] == nil {
+				out.Tools[i] = t
+			}
+		}
+		return &out, nil
+	}
 }
 
 // noteLogLevel remembers which connections chose a log level: rea sends log
@@ -138,8 +217,10 @@ func (s *Server) noteLogLevel(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-// objectSchema stands in for a tool's input schema while it is registered.
-var objectSchema = json.RawMessage(`{"type":"object"}`)
+// objectSchema stands in for every tool's input schema in the SDK's
+// registry: a *jsonschema.Schema of type object, which the SDK checks
+// without re-encoding it.
+var objectSchema = &jsonschema.Schema{Type: "object"}
 
 func toolOf(cat *core.Catalog, op *core.Operation) *sdk.Tool {
 	a := op.Effects.Annotations()

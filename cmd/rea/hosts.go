@@ -8,35 +8,44 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"rea/adapters/cli"
 	"rea/adapters/hosts"
 )
 
-// registrar adapts adapters/hosts to the CLI's Registrar.
+// registrar adapts adapters/hosts to the CLI's Registrar. Only setup,
+// uninstall and doctor use it, so it finds this binary (resolve) on first
+// use rather than in every command's start-up.
 type registrar struct {
+	version string
+	once    sync.Once
 	env     hosts.Env
 	want    hosts.Entry
 	wantErr error
 }
 
-// newRegistrar registers this binary: the rea on PATH when it is this same
-// file (so an upgrade behind a symlink stays aligned), else the executable.
-func newRegistrar(version string) *registrar {
-	r := &registrar{env: hosts.EnvFromOS()}
-	exe, err := os.Executable()
-	if err != nil {
-		r.wantErr = fmt.Errorf("setup: cannot tell where this rea is: %w", err)
-		return r
-	}
-	if abs, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = abs
-	}
-	if p, err := exec.LookPath("rea"); err == nil && filepath.IsAbs(p) && sameFile(p, exe) {
-		exe = p
-	}
-	r.want = hosts.Entry{Command: exe, Version: version}
+func newRegistrar(version string) *registrar { return &registrar{version: version} }
+
+// resolve registers this binary: the rea on PATH when it is this same file
+// (so an upgrade behind a symlink stays aligned), else the executable.
+func (r *registrar) resolve() *registrar {
+	r.once.Do(func() {
+		r.env = hosts.EnvFromOS()
+		exe, err := os.Executable()
+		if err != nil {
+			r.wantErr = fmt.Errorf("setup: cannot tell where this rea is: %w", err)
+			return
+		}
+		if abs, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = abs
+		}
+		if p, err := exec.LookPath("rea"); err == nil && filepath.IsAbs(p) && sameFile(p, exe) {
+			exe = p
+		}
+		r.want = hosts.Entry{Command: exe, Version: r.version}
+	})
 	return r
 }
 
@@ -72,7 +81,7 @@ func skillOf(s cli.Skill) hosts.Skill {
 }
 
 func (r *registrar) Inspect(ctx context.Context, req cli.RegistrationRequest) ([]cli.Check, error) {
-	if r.wantErr != nil {
+	if r.resolve().wantErr != nil {
 		return nil, r.wantErr
 	}
 	o, err := r.options(req)
@@ -100,7 +109,7 @@ func (r *registrar) Inspect(ctx context.Context, req cli.RegistrationRequest) ([
 }
 
 func (r *registrar) PlanSetup(_ context.Context, req cli.RegistrationRequest) (*cli.Plan, error) {
-	if r.wantErr != nil {
+	if r.resolve().wantErr != nil {
 		return nil, r.wantErr
 	}
 	o, err := r.options(req)
@@ -120,7 +129,7 @@ func (r *registrar) PlanSetup(_ context.Context, req cli.RegistrationRequest) (*
 }
 
 func (r *registrar) PlanUninstall(_ context.Context, req cli.RegistrationRequest) (*cli.Plan, error) {
-	o, err := r.options(req)
+	o, err := r.resolve().options(req)
 	if err != nil {
 		return nil, err
 	}
