@@ -304,7 +304,8 @@ const procedureItemSchema = `{"type":"object","additionalProperties":false,"requ
  "properties":{"address":{"$ref":"#/$defs/hex"},"value":{"type":"string","description":"The procedure's name, or sub_<address> when it has none."},
   "symbol":{"type":["string","null"]},"size":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"source":{"type":"string"},
   "procedure":{"type":"object","additionalProperties":false,"required":["external","thunk","thunk_target"],
-   "properties":{"external":{"type":"boolean"},"thunk":{"type":"boolean"},"thunk_target":{"type":["string","null"]}}},
+   "properties":{"external":{"type":"boolean"},"thunk":{"type":"boolean"},"thunk_target":{"type":["string","null"]},
+    "ifunc_resolver":{"const":true,"description":"An IFUNC's resolver: the implementation is chosen at load time."}}},
   "demangled":{"type":"string","description":"The C++ or Rust name demangled; absent when the name is not mangled."},` + procedurePartsSchema + `}}`
 
 func procedureItemOf(p ports.Procedure) ProcedureSummary {
@@ -320,7 +321,7 @@ func procedureItemOf(p ports.Procedure) ProcedureSummary {
 // the page it returns.
 func plainProcedureItem(p ports.Procedure) ProcedureSummary {
 	it := ProcedureSummary{Address: core.Hex(p.Address), Value: p.Name, Source: p.Source,
-		Procedure: ListProceduresResultItemProcedure{External: p.External, Thunk: p.Thunk, ThunkTarget: core.OptString(p.ThunkTarget)}}
+		Procedure: ListProceduresResultItemProcedure{External: p.External, Thunk: p.Thunk, ThunkTarget: core.OptString(p.ThunkTarget), IFuncResolver: p.IFunc}}
 	if p.Name == "" {
 		it.Value = fmt.Sprintf("sub_%x", p.Address)
 	} else {
@@ -914,6 +915,16 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 	}
 	if len(docs) > 1 {
 		limitations = append(limitations, fmt.Sprintf("The target has %d documents; this overview covers %s.", len(docs), d.Name))
+	}
+	ifuncs := 0
+	for _, p := range procs {
+		if p.IFunc {
+			ifuncs++
+		}
+	}
+	if ifuncs > 0 {
+		limitations = append(limitations, fmt.Sprintf("%d of the procedures are GNU IFUNC resolvers (procedure.ifunc_resolver): each is the code that chooses "+
+			"its name's implementation at load time, not that implementation.", ifuncs))
 	}
 	return &core.Observation{Result: &Overview{
 		Detail: detail, Document: d.Name, Format: d.Format, Architecture: core.OptString(d.Architecture), Entry: entry,
