@@ -72,6 +72,20 @@ func pageOf[T, U any](all []T, offset, limit int, conv func(T) U) Page[U] {
 	return out
 }
 
+// pastEnd is the limitation of a page whose offset (argument arg) is past
+// the last of total items (what), as inventory_artifact's is: how many
+// there are and which offset to pass. It is nil for any other page.
+func pastEnd(arg string, offset, total, limit int, what string) []string {
+	if offset == 0 || offset < total {
+		return nil
+	}
+	if total == 0 {
+		return []string{fmt.Sprintf("%s %d is past the end: there are no %s; pass %[1]s 0 (or omit it).", arg, offset, what)}
+	}
+	return []string{fmt.Sprintf("%[1]s %[2]d is past the end: there are %[3]d %[4]s (offsets 0 to %[5]d); pass %[1]s 0 for the first page, or %[1]s %[6]d for the last page of %[7]d.",
+		arg, offset, total, what, total-1, max(total-limit, 0), limit)}
+}
+
 func paginate[T any](all []T, offset, limit int) Page[T] {
 	p := Page[T]{Offset: offset, Limit: limit, Total: len(all), Items: []T{}}
 	if offset < len(all) {
@@ -373,7 +387,8 @@ func opListProcedures() *core.Operation {
 				return withParts(an.item(procedureItemOf(p), p.Address), byProc[p.Address])
 			})
 			return &core.Observation{Result: ListProceduresResult{Items: page.Items, Offset: page.Offset, Limit: page.Limit, Total: page.Total,
-				NextOffset: page.NextOffset, HasMore: page.HasMore, ProcedureList: listComplete}}, nil
+				NextOffset: page.NextOffset, HasMore: page.HasMore, ProcedureList: listComplete},
+				Limitations: pastEnd("offset", page.Offset, page.Total, page.Limit, "procedures")}, nil
 		},
 	}
 }
