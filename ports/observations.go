@@ -58,9 +58,13 @@ type Procedure struct {
 	// return value its C runtime's start code passes to exit),
 	// library (a procedure without a symbol whose bytes equal a function of
 	// a signature library, a C library archive: the name is that function's).
-	Source      string
-	External    bool   // an import stub or external function
-	Thunk       bool   // a PLT stub or jump thunk
+	Source   string
+	External bool // an import stub or external function
+	Thunk    bool // a PLT stub or jump thunk
+	// IFunc: the code is a GNU indirect function's resolver (an ELF
+	// STT_GNU_IFUNC symbol's value), which the dynamic loader runs to
+	// choose the implementation that calls of the name reach.
+	IFunc       bool
 	ThunkTarget string // name of what the thunk jumps to, when known
 }
 

@@ -33,7 +33,7 @@ import (
 const cacheEntry = "discovery"
 
 // cacheMagic opens every entry; its last byte is the format version.
-var cacheMagic = []byte("rea-native-discovery\x02") // 2: the parts of procedures (parts.go)
+var cacheMagic = []byte("rea-native-discovery\x03") // 3: procedures' IFunc
 
 // DefaultCacheMaxBytes bounds the cache root when Options.CacheMaxBytes is 0.
 const DefaultCacheMaxBytes = 2 << 30
@@ -223,6 +223,7 @@ func encodeProgram(p *program) []byte {
 		e.str(pr.Source)
 		e.bool(pr.External)
 		e.bool(pr.Thunk)
+		e.bool(pr.IFunc)
 		e.str(pr.ThunkTarget)
 		r := p.ranges[i]
 		e.uint(r.End - r.Start) // never negative: functionRanges
@@ -309,6 +310,7 @@ func decodeProgram(b []byte) (*program, error) {
 		}
 		pr.External = d.bool()
 		pr.Thunk = d.bool()
+		pr.IFunc = d.bool()
 		if s := d.str(); s != "" {
 			pr.ThunkTarget = s
 		}

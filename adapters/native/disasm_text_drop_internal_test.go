@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -96,7 +98,8 @@ func TestWriteDisassemblyDropsCode(t *testing.T) {
 
 // Whole-file discovery of a target with releaseMinCode of code or more
 // gives its heap back to the system when it ends, when the process's
-// owner asked for it (TuneCollector), and only then.
+// owner asked for it (TuneCollector), and only then, on a goroutine of its
+// own, so that the answer does not wait for the collection.
 func TestDiscoveryReleasesHeap(t *testing.T) {
 	exe, err := os.Executable() // any ELF will do
 	if err != nil {
@@ -104,11 +107,19 @@ func TestDiscoveryReleasesHeap(t *testing.T) {
 	}
 	defer func(n uint64, f func(), on bool) { releaseMinCode, freeOSMemory = n, f; TuneCollector(on) }(releaseMinCode, freeOSMemory, tuning.Load())
 	releaseMinCode = 1
-	calls := 0
-	freeOSMemory = func() { calls++ }
+	var calls, waited atomic.Int32
+	release := make(chan struct{})
+	freeOSMemory = func() {
+		select {
+		case <-release: // the answer came first
+		case <-time.After(10 * time.Second):
+			waited.Add(1) // the answer waited for the collection
+		}
+		calls.Add(1)
+	}
 	for _, on := range []bool{false, true} {
 		TuneCollector(on)
-		calls = 0
+		calls.Store(0)
 		ctx := context.Background()
 		a, err := OpenFile(ctx, exe)
 		if err != nil {
@@ -118,8 +129,17 @@ func TestDiscoveryReleasesHeap(t *testing.T) {
 			t.Fatal(err)
 		}
 		a.Close(ctx)
-		if want := map[bool]int{false: 0, true: 1}[on]; calls != want {
-			t.Errorf("tuning %v: %d collections forced, want %d", on, calls, want)
+		if on {
+			close(release)
+			for deadline := time.Now().Add(time.Minute); calls.Load() == 0 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 		}
+		if want := map[bool]int32{false: 0, true: 1}[on]; calls.Load() != want {
+			t.Errorf("tuning %v: %d collections forced, want %d", on, calls.Load(), want)
+		}
+	}
+	if waited.Load() != 0 {
+		t.Error("the answer waited for the collection")
 	}
 }

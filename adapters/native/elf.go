@@ -368,7 +368,8 @@ func (e *elfImage) addSymbol(set *symbolSet, s elf.Symbol, source string) {
 	switch elf.ST_TYPE(s.Info) {
 	case elf.STT_FUNC, elf.STT_GNU_IFUNC:
 		addr := e.codeAddr(s.Value)
-		set.procs = append(set.procs, candidate{addr: addr, name: s.Name, size: s.Size, source: source, rank: rank})
+		set.procs = append(set.procs, candidate{addr: addr, name: s.Name, size: s.Size, source: source, rank: rank,
+			ifunc: elf.ST_TYPE(s.Info) == elf.STT_GNU_IFUNC})
 		set.labels = append(set.labels, ports.Name{Address: addr, Name: s.Name, Kind: "function", Size: s.Size})
 	case elf.STT_OBJECT, elf.STT_COMMON:
 		set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "object", Size: s.Size})

@@ -21,6 +21,7 @@ type candidate struct {
 	// midFrame: an FDE whose range starts in a state other than a
 	// function's entry (ehReader.midFrame), as gcc's cold parts do.
 	midFrame bool
+	ifunc    bool // an STT_GNU_IFUNC symbol: the code is the resolver
 	target   string
 }
 
@@ -111,7 +112,7 @@ func mergeProcedures(list candList) []ports.Procedure {
 		// Only candidates at one address compare names, and each of them
 		// once: the best, and the best with a size.
 		best, sized := -1, -1
-		entry := false
+		entry, ifunc := false, false
 		for _, k := range order[i:j] {
 			c := list.at(k)
 			if best < 0 || better(c, list.at(best)) < 0 {
@@ -121,6 +122,7 @@ func mergeProcedures(list candList) []ports.Procedure {
 				sized = k
 			}
 			entry = entry || c.source == "entry"
+			ifunc = ifunc || c.ifunc // whichever name wins, the code is the resolver
 		}
 		b := list.at(best)
 		p := ports.Procedure{
@@ -131,6 +133,7 @@ func mergeProcedures(list candList) []ports.Procedure {
 			External:    b.external,
 			Thunk:       b.thunk,
 			ThunkTarget: b.target,
+			IFunc:       ifunc,
 		}
 		if p.Size == 0 && sized >= 0 {
 			p.Size = list.at(sized).size

@@ -302,7 +302,7 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		}
 		def(dst...)
 		if len(dst) == 1 && len(args) >= 2 && (name == "MOV" || name == "ADD" || name == "SUB") {
-			arm64FrameArith(&out, name, dst[0], regsOf(args[1]), args[2:])
+			arm64FrameArith(&out, name, dst[0], regsOf(args[1]), args[2:], strings.HasPrefix(args[0].String(), "X"))
 			switch {
 			case out.stack.sp == spAlloc:
 				out.stack.n = int64(pc) // names the stack pointer it sets (valueflow_stack.go)
@@ -330,10 +330,17 @@ func arm64StackOp(m arm64MemOp) stackOp {
 // arm64FrameArith models mov, add and sub of a constant between the stack
 // and frame pointers (the stack height, valueflow_stack.go), and a frame
 // address taken into another register ("add x0, sp, #16": the address of
-// a stack argument is a use of it, as lea's is on x86).
-func arm64FrameArith(out *vfSem, name, dst string, src []string, rest []arm64asm.Arg) {
+// a stack argument is a use of it, as lea's is on x86). A copy of the
+// stack pointer into an X register ("mov x20, sp", and on from it: "mov
+// x19, x0") is an spCopy, so that moving it back ("mov sp, x20", gcc's
+// restore at a VLA's scope end) restores the height the copy was taken at.
+func arm64FrameArith(out *vfSem, name, dst string, src []string, rest []arm64asm.Arg, wide bool) {
 	if name == "MOV" && dst == "sp" && len(src) == 1 && src[0] != "sp" && src[0] != "x29" && len(rest) == 0 {
 		out.stack = stackOp{sp: spAlloc, reg: src[0]} // mov sp, x8: clang's VLA or alloca; gcc's restore at a VLA's scope end
+		return
+	}
+	if name == "MOV" && wide && len(src) == 1 && src[0] != "sp" && src[0] != "x29" && len(rest) == 0 && dst != "x29" {
+		out.stack = stackOp{sp: spCopy, reg: dst, from: src[0]} // mov x19, x0: the copy moves on when x0 holds one
 		return
 	}
 	if len(src) != 1 || (src[0] != "sp" && src[0] != "x29") {
@@ -369,5 +376,8 @@ func arm64FrameArith(out *vfSem, name, dst string, src []string, rest []arm64asm
 		out.stack, out.setsFrame = stackOp{fp: fpFromSP, n: n}, true
 	case dst != "x29":
 		out.addrOf = frameLoc(src[0], n)
+		if src[0] == "sp" && wide {
+			out.stack = stackOp{sp: spCopy, reg: dst, from: "sp", n: n}
+		}
 	}
 }

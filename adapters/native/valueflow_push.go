@@ -133,7 +133,7 @@ func (f *flowSolver) padding(in [][]defSet, insnsOf func(int) (int, int)) (pad, 
 			}
 			// The stack or frame pointer read as a value.
 			for _, r := range []string{sp, fp} {
-				if !isBase(r) || !slices.Contains(s.uses, r) || s.ret || s.stack != (stackOp{}) && s.stack.sp != spAlign && s.stack.sp != spAlloc || s.setsFrame {
+				if !isBase(r) || !slices.Contains(s.uses, r) || s.ret || s.stack != (stackOp{}) && s.stack.sp != spAlign && s.stack.sp != spAlloc && s.stack.sp != spCopy || s.setsFrame {
 					continue // not read, or moved by a known amount
 				}
 				asBase := false

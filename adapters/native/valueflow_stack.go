@@ -48,7 +48,10 @@ type stackOp struct {
 	sp  stackEffect
 	fp  stackEffect
 	n   int64
-	reg string // spAddReg's register
+	reg string // spAddReg's register; spAlloc's source; spCopy's destination
+	// from is spCopy's source: the stack pointer, or a register that may
+	// hold a copy of it.
+	from string
 	// at is a subtracting spAddReg's address: when reg holds no known
 	// constant, the subtraction is a dynamic allocation (gcc's AArch64
 	// "sub sp, sp, x2" for a VLA or alloca) and starts a base named by it,
@@ -73,7 +76,21 @@ const (
 	spAddReg             // sp += n * reg, reg holding a known constant (AArch64's "mov x12, #0x1390; sub sp, sp, x12")
 	spAlign              // sp &= n ("and esp, -16")
 	spAlloc              // sp -= reg or sp = reg, reg's value unknown (a VLA's "sub esp, eax", "mov rsp, r11"); n is the instruction's address
+	spCopy               // reg = from + n, sp unchanged (AArch64's "mov x20, sp"; "mov x19, x0" when x0 holds a copy)
 )
+
+// spSaved is a register holding a copy of the stack pointer (plus off):
+// the pointer's heights when the copy was taken, so that moving the
+// register back into it (gcc's AArch64 "mov x20, sp" before a VLA's
+// allocation, "mov sp, x20" at its scope's end) restores them rather than
+// starting a base of unknown height.
+type spSaved struct {
+	reg     string // "" for none
+	sp, asp int64
+	spOK    bool
+	aspOK   bool
+	abase   string
+}
 
 // height is the stack and frame pointers' offsets from the stack pointer
 // at the entry, where known, and the constant a register was last set to
@@ -89,12 +106,16 @@ type height struct {
 	abase        string
 	asp, afp     int64
 	aspOK, afpOK bool
+	saved        spSaved
 }
 
 func (h height) meet(o height) height {
 	m := height{sp: h.sp, fp: h.fp, spOK: h.spOK && o.spOK && h.sp == o.sp, fpOK: h.fpOK && o.fpOK && h.fp == o.fp}
 	if h.creg == o.creg && h.cval == o.cval {
 		m.creg, m.cval = h.creg, h.cval
+	}
+	if h.saved == o.saved {
+		m.saved = h.saved
 	}
 	if h.abase == o.abase && h.abase != "" {
 		m.abase, m.asp, m.afp = h.abase, h.asp, h.afp
@@ -108,9 +129,29 @@ func (h height) meet(o height) height {
 // bytes of its arguments on return (ret 8), or an unknown amount when
 // calleePops.
 func (h height) step(cc convention, s vfSem, calleePops bool, pops int64) height {
+	saved := h.saved
+	if saved.reg != "" && slices.Contains(s.defs, saved.reg) {
+		h.saved = spSaved{} // overwritten (an spCopy into it sets it again below)
+	}
 	switch op := s.stack; {
 	case s.opaque:
 		return height{}
+	case op.sp == spCopy:
+		switch {
+		case op.from == cc.sp && (h.spOK || h.aspOK) && h.saved.reg == "":
+			// One copy is followed, the first: gcc's loop of VLAs takes
+			// the allocation's address ("add x3, sp, #16") while the copy
+			// it restores from is held.
+			h.saved = spSaved{reg: op.reg, sp: h.sp + op.n, spOK: h.spOK, asp: h.asp + op.n, aspOK: h.aspOK, abase: h.abase}
+		case op.from == saved.reg && saved.reg != "":
+			h.saved = saved
+			h.saved.reg, h.saved.sp, h.saved.asp = op.reg, saved.sp+op.n, saved.asp+op.n
+		}
+	case op.sp == spAlloc && op.reg == saved.reg && saved.reg != "":
+		if saved.abase != h.abase {
+			h.afpOK = false // the frame pointer's offset was from the other base
+		}
+		h.sp, h.spOK, h.asp, h.aspOK, h.abase = saved.sp, saved.spOK, saved.asp, saved.aspOK, saved.abase
 	case op.sp == spAdd:
 		h.sp += op.n
 		h.asp += op.n

@@ -187,3 +187,92 @@ func TestValueFlowAArch64StackRestore(t *testing.T) {
 		})
 	}
 }
+
+// loopRestoreSource allocates a variable-length array in a loop: gcc for
+// AArch64 copies the stack pointer in the loop ("mov x20, sp"), allocates
+// ("sub sp, sp, x3"), takes the array's address ("add x3, sp, #16") and
+// restores the pointer at the iteration's end ("mov sp, x20"); after the
+// loop, which may run no iteration, it stores ten's stack arguments at
+// [sp] and [sp+8].
+const loopRestoreSource = `
+#include <string.h>
+__attribute__((noipa)) int use(char *p, int n) { return p[0] + n; }
+__attribute__((noipa)) int ten(int a, int b, int c, int d, int e, int f, int g, int h, int i, int j) {
+	return a + b + c + d + e + f + g + h + i * 3 + j * 5;
+}
+__attribute__((noipa)) int looped(int n, int k) {
+	int local[4];
+	local[0] = k; local[1] = k * 3; local[2] = n; local[3] = k + n;
+	use((char *)local, 4);
+	for (int i = 0; i < k; i++) {
+		char buf[n + i];
+		memset(buf, 1, n);
+		use(buf, n);
+	}
+	return local[1] + ten(n, k, 1, 2, 3, 4, 5, 6, local[3], local[0]) + use((char *)local, 2);
+}
+int main(int argc, char **argv) { return looped(argc, 3); }
+`
+
+// The restore of a copy of AArch64's stack pointer ("mov x20, sp" ...
+// "mov sp, x20") gives back the height the copy was taken at, so that
+// after a loop of variable-length arrays the height is the one the path
+// around the loop has: the stores of ten's stack arguments after it write
+// words at a known height, which the call uses. Before, the restore
+// started a base of its own (spAlloc), the join of it with the path
+// around the loop lost the height, and the call used no stack word.
+func TestValueFlowAArch64RestoreFromCopy(t *testing.T) {
+	needToolPkg(t, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "loop.c")
+	if err := os.WriteFile(src, []byte(loopRestoreSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, opt := range []string{"-O2", "-O1"} {
+		t.Run(opt, func(t *testing.T) {
+			exe := filepath.Join(dir, "loop"+opt)
+			if b, err := exec.Command("aarch64-linux-gnu-gcc", "-g", opt, "-o", exe, src).CombinedOutput(); err != nil {
+				t.Fatalf("aarch64-linux-gnu-gcc: %v\n%s", err, b)
+			}
+			a := openNative(t, exe)
+			vf := valueFlow(t, a, "looped")
+			texts := instructionTexts(t, a, "looped")
+			var restore uint64
+			for _, op := range vf.Operations {
+				if text := texts[op.Address]; strings.HasPrefix(text, "mov sp, x") && text != "mov sp, x29" {
+					restore = op.Address
+				}
+			}
+			if restore == 0 {
+				t.Fatalf("looped moves no register but x29 into sp: %v", texts)
+			}
+			ten := procedureNamed(t, a, "ten").Address
+			var call *ports.ValueFlowOperation
+			for _, e := range vf.Effects {
+				if e.Kind == ports.EffectCall && e.HasTarget && e.Target == ten {
+					i := slices.IndexFunc(vf.Operations, func(op ports.ValueFlowOperation) bool { return op.Address == e.Address })
+					call = &vf.Operations[i]
+				}
+			}
+			if call == nil {
+				t.Fatal("looped calls ten nowhere")
+			}
+			var words []string
+			for _, u := range call.Uses {
+				if strings.HasPrefix(u, "[sp-") {
+					words = append(words, u)
+				}
+			}
+			if len(words) != 2 {
+				t.Fatalf("the call of ten at %#x uses stack words %v, want two at a known height", call.Address, words)
+			}
+			for _, w := range words {
+				if !slices.ContainsFunc(vf.DefUses, func(du ports.DefUse) bool {
+					return du.Use == call.Address && du.Location == w && du.Def > restore && du.Def < call.Address
+				}) {
+					t.Errorf("nothing between %#x and the call at %#x writes %s", restore, call.Address, w)
+				}
+			}
+		})
+	}
+}

@@ -155,6 +155,16 @@ func (v *codeView) item(i int) ProcedureSummary {
 	return withParts(v.analyst.item(procedureItemOf(v.procs[i]), v.procs[i].Address), v.partsOf[v.procs[i].Address])
 }
 
+// ifuncNote says, of a GNU IFUNC's resolver, that the body described is
+// the resolver's and not the implementation the name's callers run.
+func (v *codeView) ifuncNote(i int) []string {
+	if !v.procs[i].IFunc {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s is a GNU IFUNC: this code is its resolver, which the dynamic loader runs at load time to choose the implementation "+
+		"(typically by CPU features) that calls of %[1]s reach; the implementations are the procedures whose addresses it returns (procedure_references).", v.value(i))}
+}
+
 func (v *codeView) ref(i int) ProcedureRef {
 	return ProcedureRef{Address: core.Hex(v.procs[i].Address), Name: v.value(i)}
 }
@@ -655,7 +665,7 @@ func opProcedureInfo() *core.Operation {
 				EndSource: r.EndSource, EntryPoint: entry, Syntax: f.Syntax, InstructionCount: f.InstructionCount,
 				BasicBlockCount: len(f.Blocks), Truncated: f.Truncated, CallerCount: len(callers), CalleeCount: len(callees),
 				UnresolvedTransferCount: len(unresolved),
-			}, Locations: rangeLocation(r)}, nil
+			}, Locations: rangeLocation(r), Limitations: v.ifuncNote(i)}, nil
 		},
 	}
 }

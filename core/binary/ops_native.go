@@ -72,6 +72,20 @@ func pageOf[T, U any](all []T, offset, limit int, conv func(T) U) Page[U] {
 	return out
 }
 
+// pastEnd is the limitation of a page whose offset (argument arg) is past
+// the last of total items (what), as inventory_artifact's is: how many
+// there are and which offset to pass. It is nil for any other page.
+func pastEnd(arg string, offset, total, limit int, what string) []string {
+	if offset == 0 || offset < total {
+		return nil
+	}
+	if total == 0 {
+		return []string{fmt.Sprintf("%s %d is past the end: there are no %s; pass %[1]s 0 (or omit it).", arg, offset, what)}
+	}
+	return []string{fmt.Sprintf("%[1]s %[2]d is past the end: there are %[3]d %[4]s (offsets 0 to %[5]d); pass %[1]s 0 for the first page, or %[1]s %[6]d for the last page of %[7]d.",
+		arg, offset, total, what, total-1, max(total-limit, 0), limit)}
+}
+
 func paginate[T any](all []T, offset, limit int) Page[T] {
 	p := Page[T]{Offset: offset, Limit: limit, Total: len(all), Items: []T{}}
 	if offset < len(all) {
@@ -304,7 +318,8 @@ const procedureItemSchema = `{"type":"object","additionalProperties":false,"requ
  "properties":{"address":{"$ref":"#/$defs/hex"},"value":{"type":"string","description":"The procedure's name, or sub_<address> when it has none."},
   "symbol":{"type":["string","null"]},"size":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"source":{"type":"string"},
   "procedure":{"type":"object","additionalProperties":false,"required":["external","thunk","thunk_target"],
-   "properties":{"external":{"type":"boolean"},"thunk":{"type":"boolean"},"thunk_target":{"type":["string","null"]}}},
+   "properties":{"external":{"type":"boolean"},"thunk":{"type":"boolean"},"thunk_target":{"type":["string","null"]},
+    "ifunc_resolver":{"const":true,"description":"An IFUNC's resolver: the implementation is chosen at load time."}}},
   "demangled":{"type":"string","description":"The C++ or Rust name demangled; absent when the name is not mangled."},` + procedurePartsSchema + `}}`
 
 func procedureItemOf(p ports.Procedure) ProcedureSummary {
@@ -320,7 +335,7 @@ func procedureItemOf(p ports.Procedure) ProcedureSummary {
 // the page it returns.
 func plainProcedureItem(p ports.Procedure) ProcedureSummary {
 	it := ProcedureSummary{Address: core.Hex(p.Address), Value: p.Name, Source: p.Source,
-		Procedure: ListProceduresResultItemProcedure{External: p.External, Thunk: p.Thunk, ThunkTarget: core.OptString(p.ThunkTarget)}}
+		Procedure: ListProceduresResultItemProcedure{External: p.External, Thunk: p.Thunk, ThunkTarget: core.OptString(p.ThunkTarget), IFuncResolver: p.IFunc}}
 	if p.Name == "" {
 		it.Value = fmt.Sprintf("sub_%x", p.Address)
 	} else {
@@ -372,7 +387,8 @@ func opListProcedures() *core.Operation {
 				return withParts(an.item(procedureItemOf(p), p.Address), byProc[p.Address])
 			})
 			return &core.Observation{Result: ListProceduresResult{Items: page.Items, Offset: page.Offset, Limit: page.Limit, Total: page.Total,
-				NextOffset: page.NextOffset, HasMore: page.HasMore, ProcedureList: listComplete}}, nil
+				NextOffset: page.NextOffset, HasMore: page.HasMore, ProcedureList: listComplete},
+				Limitations: pastEnd("offset", page.Offset, page.Total, page.Limit, "procedures")}, nil
 		},
 	}
 }
@@ -914,6 +930,16 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 	}
 	if len(docs) > 1 {
 		limitations = append(limitations, fmt.Sprintf("The target has %d documents; this overview covers %s.", len(docs), d.Name))
+	}
+	ifuncs := 0
+	for _, p := range procs {
+		if p.IFunc {
+			ifuncs++
+		}
+	}
+	if ifuncs > 0 {
+		limitations = append(limitations, fmt.Sprintf("%d of the procedures are GNU IFUNC resolvers (procedure.ifunc_resolver): each is the code that chooses "+
+			"its name's implementation at load time, not that implementation.", ifuncs))
 	}
 	return &core.Observation{Result: &Overview{
 		Detail: detail, Document: d.Name, Format: d.Format, Architecture: core.OptString(d.Architecture), Entry: entry,

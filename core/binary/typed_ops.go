@@ -71,6 +71,9 @@ type ListProceduresResultItemProcedure struct {
 	External    bool    `json:"external"`
 	Thunk       bool    `json:"thunk"`
 	ThunkTarget *string `json:"thunk_target"`
+	// IFuncResolver: the code is a GNU IFUNC's resolver, not the
+	// implementation calls reach (chosen at load time); absent when false.
+	IFuncResolver bool `json:"ifunc_resolver,omitempty"`
 }
 
 // ListProceduresResultItem is part of the result of list_procedures.

@@ -536,7 +536,7 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 	if err != nil {
 		return nil, nil, err
 	}
-	lim := v.partNotes() // the procedure was named by one of its parts
+	lim := append(v.partNotes(), v.ifuncNote(i)...) // the procedure was named by one of its parts; an IFUNC's resolver
 	r := v.ranges[i]
 	scanEnd := max(r.End, r.Start+1)
 	scanTruncated := f.InstructionCount > len(f.Instructions)
@@ -665,6 +665,10 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 	comments, commentLim := procedureComments(ctx, c, r)
 	lim = append(lim, commentLim...)
 
+	lim = append(lim, collectionsPastEnd(in, coff, flow, map[string]int{"assembly": len(asm), "basic_blocks": len(blocks), "comments": len(comments),
+		"callers": len(callers), "callees": len(callees), "incoming_references": len(inItems), "outgoing_references": len(outItems),
+		"referenced_strings": len(strs), "referenced_names": len(names), "unresolved_calls": len(unresolved)})...)
+
 	p := v.procs[i]
 	class := v.classification(i)
 	result := &Dossier{
@@ -687,6 +691,50 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 		Limitations:        core.NonNil(lim),
 	}
 	return &core.Observation{Result: result, Limitations: lim, Locations: rangeLocation(r)}, flow, nil
+}
+
+// spanOf is how many items a collection has, and their offsets.
+func spanOf(n int, items string) string {
+	switch n {
+	case 0:
+		return "no " + items
+	case 1:
+		return "1 " + strings.TrimSuffix(items, "s") + " (offset 0)"
+	}
+	return fmt.Sprintf("%d %s (offsets 0 to %d)", n, items, n-1)
+}
+
+// collectionsPastEnd says which of the dossier's pages start past their
+// collection's end (an empty page with no other word): the assembly's
+// offset, each collection_offset, and native_value_flow's, past the end
+// of every one of its lists. totals are the collections' sizes.
+func collectionsPastEnd(in AnalyzeFunctionInput, coff CollectionOffsets, flow *ValueFlow, totals map[string]int) []string {
+	var out []string
+	if in.IncludeAssembly && in.Offset >= totals["assembly"] && in.Offset > 0 {
+		out = append(out, fmt.Sprintf("offset %d is past the end of the assembly: the scan has %s.", in.Offset, spanOf(totals["assembly"], "instructions")))
+	}
+	for _, c := range []struct {
+		name   string
+		offset int
+	}{{"basic_blocks", coff.BasicBlocks}, {"comments", coff.Comments}, {"callers", coff.Callers}, {"callees", coff.Callees},
+		{"incoming_references", coff.IncomingReferences}, {"outgoing_references", coff.OutgoingReferences},
+		{"referenced_strings", coff.ReferencedStrings}, {"referenced_names", coff.ReferencedNames}, {"unresolved_calls", coff.UnresolvedCalls}} {
+		if n := totals[c.name]; c.offset > 0 && c.offset >= n {
+			out = append(out, fmt.Sprintf("collection_offset.%s %d is past the end: %s has %s.", c.name, c.offset, c.name, spanOf(n, "items")))
+		}
+	}
+	if off := coff.NativeValueFlow; off > 0 && flow != nil {
+		longest := 0
+		for _, t := range []*int{flow.Operations.Total, flow.DefUse.Total, flow.Effects.Total, flow.Parameters.Total, flow.ParameterUses.Total} {
+			if t != nil {
+				longest = max(longest, *t)
+			}
+		}
+		if off >= longest {
+			out = append(out, fmt.Sprintf("collection_offset.native_value_flow %d is past the end of every value-flow list: the longest has %s.", off, spanOf(longest, "items")))
+		}
+	}
+	return out
 }
 
 // calleesIn lists callees from already fetched outgoing references.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"rea/core"
 	"rea/core/codeloc"
@@ -638,6 +639,9 @@ func opFindCodeForString() *core.Operation {
 			if cut {
 				lim = append(lim, fmt.Sprintf("%d strings match; %d were followed (limit or max_operations).", matched, len(hits)))
 			}
+			if matched == 0 {
+				lim = append(lim, shortQueryNote(c, q)...)
+			}
 			if len(hits) > 0 && len(users) == 0 {
 				if len(archLimitations(ctx, c)) > 0 && !decodes(ctx, c) {
 					lim = append(lim, "No procedure is listed for the matching strings because no instruction was decoded (see the unsupported architecture limitation), not because none uses them.")
@@ -649,6 +653,32 @@ func opFindCodeForString() *core.Operation {
 				MatchedStrings: matched, Truncated: cut, Operations: budget - ops}, Limitations: lim}, nil
 		},
 	}
+}
+
+// shortQueryNote says, when nothing matched a query shorter than the
+// shortest string the provider lists (its profile's min_string_chars),
+// that a literal of the query's length alone is not among the strings:
+// only longer strings containing it are searched.
+func shortQueryNote(c *core.Call, q string) []string {
+	a, _, _ := c.Bound()
+	if a == nil {
+		return nil
+	}
+	var least int
+	switch v := a.Profile().Parameters["min_string_chars"].(type) {
+	case int:
+		least = v
+	case float64: // a profile read back from JSON
+		least = int(v)
+	}
+	n := utf8.RuneCountInString(q)
+	if n >= least {
+		return nil
+	}
+	return []string{fmt.Sprintf("No string matched, and the query has %d characters: the provider lists only strings of at least %d "+
+		"(min_string_chars in analysis_profile.parameters), so a literal of %q alone is not searched, only longer strings holding it. "+
+		"min_string_chars is a provider option (rea-native: Options.MinStringChars), not an argument of this tool; "+
+		"if the literal's address is known, xrefs on it finds the code.", n, least, q)}
 }
 
 func opTraceCallPath() *core.Operation {

@@ -1,0 +1,56 @@
+package native_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// ifuncSource declares pick as a GNU indirect function: its symbol
+// (STT_GNU_IFUNC) names resolve_pick's code, which the dynamic loader runs
+// to choose the implementation that pick's callers reach.
+const ifuncSource = `
+static int plus_one(int x) { return x + 1; }
+static int plus_two(int x) { return x + 2; }
+static int (*resolve_pick(void))(int) { return __builtin_cpu_supports("avx2") ? plus_two : plus_one; }
+int pick(int) __attribute__((ifunc("resolve_pick")));
+int main(int argc, char **argv) { return pick(argc); }
+`
+
+// TestIFuncResolverIsMarked: the procedure at an STT_GNU_IFUNC symbol's
+// value is marked IFunc (its code is the resolver), whichever of the
+// names there wins; an ordinary function is not. Before, the IFUNC symbol
+// read as STT_FUNC and nothing said so.
+func TestIFuncResolverIsMarked(t *testing.T) {
+	is := is.New(t)
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "ifunc.c")
+	is.NoErr(os.WriteFile(src, []byte(ifuncSource), 0o644))
+	for _, opt := range []string{"-O0", "-O2"} {
+		t.Run(opt, func(t *testing.T) {
+			is := is.New(t)
+			exe := filepath.Join(dir, "ifunc"+opt)
+			if b, err := exec.Command("gcc", opt, "-fno-inline", "-o", exe, src).CombinedOutput(); err != nil {
+				t.Fatalf("gcc: %v\n%s", err, b)
+			}
+			a := openNative(t, exe)
+			procs, err := a.Procedures(context.Background())
+			is.NoErr(err)
+			pick := procedureNamed(t, a, "pick")
+			is.True(pick.IFunc) // pick's code is its resolver
+			for _, p := range procs {
+				if p.IFunc && p.Address != pick.Address {
+					t.Errorf("%s at %#x is marked IFunc; only pick is an IFUNC", p.Name, p.Address)
+				}
+			}
+			is.True(!procedureNamed(t, a, "main").IFunc)
+		})
+	}
+}

@@ -1,0 +1,38 @@
+package binary_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// TestPagesPastTheEnd: a list_procedures or analyze_function page whose
+// offset is past the end says how many items there are and which offset
+// to pass, as inventory_artifact's does; a page inside says nothing of
+// it. Before, the empty page came with no word.
+func TestPagesPastTheEnd(t *testing.T) {
+	is := is.New(t)
+	s := dossierSession(t)
+	lims := func(op, args string) []string {
+		t.Helper()
+		res, err := s.Call(context.Background(), op, json.RawMessage(args), nil)
+		is.NoErr(err)
+		return res.Evidence.Limitations
+	}
+	is.True(slices.Contains(lims("list_procedures", `{"offset":5,"limit":1}`),
+		"offset 5 is past the end: there are 2 procedures (offsets 0 to 1); pass offset 0 for the first page, or offset 1 for the last page of 1."))
+	is.Equal(len(lims("list_procedures", `{"offset":1,"limit":1}`)), 0)
+
+	// f has 8 instructions, 2 blocks, no callee, one caller (g).
+	lim := lims("analyze_function", `{"procedure":"f","include_assembly":true,"offset":8,"detail":"complete",
+		"collection_offset":{"basic_blocks":1,"callers":3,"callees":2}}`)
+	is.True(slices.Contains(lim, "offset 8 is past the end of the assembly: the scan has 8 instructions (offsets 0 to 7)."))
+	is.True(slices.Contains(lim, "collection_offset.callers 3 is past the end: callers has 1 item (offset 0)."))
+	is.True(slices.Contains(lim, "collection_offset.callees 2 is past the end: callees has no items."))
+	for _, l := range lim {
+		is.True(l != "collection_offset.basic_blocks 1 is past the end: basic_blocks has 2 items (offsets 0 to 1).") // inside
+	}
+}

@@ -1,0 +1,53 @@
+package binary_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/ports"
+)
+
+// profiledFake is the dossier fake with rea-native's profile: strings of
+// at least 4 characters are listed.
+type profiledFake struct{ dossierFake }
+
+func (f profiledFake) Open(context.Context, ports.Target) (ports.Analysis, error) { return f, nil }
+func (profiledFake) Profile() ports.Profile {
+	return ports.Profile{SchemaVersion: 1, Parameters: map[string]any{"min_string_chars": 4, "max_string_bytes": 4096}}
+}
+
+// TestFindCodeForShortString: when nothing matches a query shorter than
+// min_string_chars, find_code_for_string says that a literal that short is
+// not listed, and names min_string_chars; a query that long or longer, or
+// one that matches, gets no such note. Before, the empty answer said
+// nothing, as if the literal were not in the binary.
+func TestFindCodeForShortString(t *testing.T) {
+	is := is.New(t)
+	s := fakeSession(t, profiledFake{})
+	note := func(query string) (int, bool) {
+		t.Helper()
+		res, err := s.Call(context.Background(), "find_code_for_string", json.RawMessage(`{"query":"`+query+`"}`), nil)
+		is.NoErr(err)
+		var out struct {
+			MatchedStrings int `json:"matched_strings"`
+		}
+		is.NoErr(json.Unmarshal(res.Evidence.NormalizedResult, &out))
+		return out.MatchedStrings, slices.ContainsFunc(res.Evidence.Limitations, func(l string) bool {
+			return strings.Contains(l, "min_string_chars") && strings.Contains(l, "at least 4")
+		})
+	}
+	n, said := note("xyz")
+	is.Equal(n, 0)
+	is.True(said) // 3 characters, below the least listed
+	n, said = note("zzzz")
+	is.Equal(n, 0)
+	is.True(!said) // as long as the least listed: the string is not there
+	n, said = note("al")
+	is.Equal(n, 1)
+	is.True(!said) // alpha holds it
+}
