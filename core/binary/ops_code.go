@@ -765,7 +765,7 @@ func opReadFunctionInstructions() *core.Operation {
 			if end := offset + len(page.Items); end < page.Total && len(page.Items) > 0 {
 				page.NextOffset, page.HasMore = &end, true
 			}
-			var lim []string
+			lim := pastEnd("offset", page.Offset, page.Total, page.Limit, "instructions")
 			if f.Truncated {
 				lim = append(lim, "The provider stopped decoding this procedure at its instruction cap; total counts the decoded part.")
 			}
@@ -826,6 +826,7 @@ func opProcedureCallers() *core.Operation {
 				return nil, err
 			}
 			page := paginate(core.NonNil(items), deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))
+			lim = append(lim, pastEnd("offset", page.Offset, page.Total, page.Limit, "callers")...)
 			return &core.Observation{Result: &ProcedureCallersResult{Procedure: ref, Items: page.Items, Offset: page.Offset, Limit: page.Limit,
 				Total: page.Total, NextOffset: page.NextOffset, HasMore: page.HasMore, Truncated: page.HasMore},
 				Locations: loc, Limitations: lim}, nil
@@ -863,7 +864,7 @@ func opProcedureCallees() *core.Operation {
 			return &core.Observation{Result: &ProcedureCalleesResult{Procedure: v.ref(i), Items: page.Items, Offset: page.Offset, Limit: page.Limit,
 				Total: page.Total, NextOffset: page.NextOffset, HasMore: page.HasMore, Truncated: page.HasMore,
 				Unresolved: core.NonNil(unresolved[:min(len(unresolved), maxUnresolvedListed)]), UnresolvedTotal: len(unresolved)},
-				Locations: rangeLocation(v.ranges[i])}, nil
+				Locations: rangeLocation(v.ranges[i]), Limitations: pastEnd("offset", page.Offset, page.Total, page.Limit, "callees")}, nil
 		},
 	}
 }
@@ -929,7 +930,7 @@ func opProcedureReferences() *core.Operation {
 			page := paginate(core.NonNil(items), deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))
 			return &core.Observation{Result: &ProcedureReferencesResult{Procedure: v.ref(i), Direction: dir, InstructionScan: scan,
 				Items: page.Items, Offset: page.Offset, Limit: page.Limit, Total: page.Total, NextOffset: page.NextOffset, HasMore: page.HasMore},
-				Locations: rangeLocation(r)}, nil
+				Locations: rangeLocation(r), Limitations: pastEnd("offset", page.Offset, page.Total, page.Limit, "references")}, nil
 		},
 	}
 }

@@ -448,7 +448,8 @@ func opListNames() *core.Operation {
 					items = append(items, nameItemOf(n))
 				}
 			}
-			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit)), Locations: loc}, nil
+			page := paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))
+			return &core.Observation{Result: page, Locations: loc, Limitations: pastEnd("offset", page.Offset, page.Total, page.Limit, "names")}, nil
 		},
 	}
 }
@@ -562,7 +563,7 @@ func opListStrings() *core.Operation {
 				if end := offset + len(page); offset < total && end < total {
 					p.NextOffset, p.HasMore = &end, true
 				}
-				return &core.Observation{Result: p}, nil
+				return &core.Observation{Result: p, Limitations: pastEnd("offset", offset, total, limit, "strings")}, nil
 			}
 			all, err := stringsOf(ctx, c)
 			if err != nil {
@@ -580,7 +581,8 @@ func opListStrings() *core.Operation {
 					kept = append(kept, s)
 				}
 			}
-			return &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf), Locations: addressLocation(at)}, nil
+			return &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf), Locations: addressLocation(at),
+				Limitations: pastEnd("offset", offset, len(kept), limit, "strings at "+in.Address)}, nil
 		},
 	}
 }
@@ -662,7 +664,7 @@ func opSearchProcedures() *core.Operation {
 					page.Items[j].Demangled = &d
 				}
 			}
-			return &core.Observation{Result: page}, nil
+			return &core.Observation{Result: page, Limitations: pastEnd("offset", page.Offset, page.Total, page.Limit, "matching procedures")}, nil
 		},
 	}
 }
@@ -703,7 +705,8 @@ func opSearchStrings() *core.Operation {
 					items = append(items, stringItemOf(s))
 				}
 			}
-			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))}, nil
+			page := paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))
+			return &core.Observation{Result: page, Limitations: pastEnd("offset", page.Offset, page.Total, page.Limit, "matching strings")}, nil
 		},
 	}
 }

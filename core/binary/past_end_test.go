@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -35,4 +36,24 @@ func TestPagesPastTheEnd(t *testing.T) {
 	for _, l := range lim {
 		is.True(l != "collection_offset.basic_blocks 1 is past the end: basic_blocks has 2 items (offsets 0 to 1).") // inside
 	}
+
+	// Every other paged list says the same past its end, and nothing inside.
+	pastEnd := func(op, args, what string) {
+		t.Helper()
+		found := false
+		for _, l := range lims(op, args) {
+			found = found || strings.HasPrefix(l, "offset 999 is past the end: there are ") && strings.Contains(l, " "+what+" ") ||
+				l == "offset 999 is past the end: there are no "+what+"; pass offset 0 (or omit it)."
+		}
+		if !found {
+			t.Errorf("%s %s: no past-the-end note naming %s in %q", op, args, what, lims(op, args))
+		}
+	}
+	pastEnd("list_names", `{"offset":999}`, "names")
+	pastEnd("list_strings", `{"offset":999}`, "strings")
+	pastEnd("search_procedures", `{"pattern":"f","offset":999}`, "matching procedures")
+	pastEnd("procedure_callers", `{"procedure":"f","offset":999}`, "callers")
+	pastEnd("procedure_callees", `{"procedure":"f","offset":999}`, "callees")
+	pastEnd("read_function_instructions", `{"procedure":"f","offset":999}`, "instructions")
+	is.Equal(len(lims("list_names", `{"offset":0}`)), 0)
 }

@@ -349,7 +349,8 @@ func opFindXrefsToName() *core.Operation {
 			}
 			page := pageOf(refs, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit), v.referenceItemOf)
 			return &core.Observation{Result: &FindXrefsToNameResult{Name: want, Matches: matches, References: page.Items, Offset: page.Offset,
-				Limit: page.Limit, Total: page.Total, NextOffset: page.NextOffset, HasMore: page.HasMore}}, nil
+				Limit: page.Limit, Total: page.Total, NextOffset: page.NextOffset, HasMore: page.HasMore},
+				Limitations: pastEnd("offset", page.Offset, page.Total, page.Limit, "references")}, nil
 		},
 	}
 }
