@@ -970,3 +970,24 @@ func TestObserveCarriesTheDocumentStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestEndpointWithAPathNamesTheOrigin: agents paste the discovery URL
+// (http://127.0.0.1:9341/json, /json/version) or the browser socket's
+// path. Before, the refusal said only "the endpoint must have no path";
+// like the localhost refusal, it now names the origin to pass.
+func TestEndpointWithAPathNamesTheOrigin(t *testing.T) {
+	for _, c := range []struct{ endpoint, want string }{
+		{"http://127.0.0.1:9341/json", "the endpoint must have no path: pass http://127.0.0.1:9341"},
+		{"http://[::1]:9222/json/version", "the endpoint must have no path: pass http://[::1]:9222"},
+		{"http://127.0.0.1:9222/devtools/browser/abc", "the endpoint must have no path: pass http://127.0.0.1:9222"},
+		{"http://localhost:9341/json", "the endpoint must have no path: pass http://127.0.0.1:9341"},
+		{"http://127.0.0.1/json", "the endpoint must have no path: pass http://127.0.0.1:PORT"},
+		{"http://example.test:9341/json", "the endpoint must have no path"},
+	} {
+		_, err := engine().ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: c.endpoint})
+		be, ok := ports.AsBrowserError(err)
+		if !ok || be.Code != ports.BrowserInvalidRequest || be.Field != "cdp_endpoint" || be.Msg != c.want {
+			t.Errorf("%s: got %v, want invalid_request on cdp_endpoint: %s", c.endpoint, err, c.want)
+		}
+	}
+}
