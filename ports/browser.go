@@ -604,6 +604,10 @@ type BrowserTimelineEvent struct {
 	URL              *string
 	DestinationScope *string // approved | outside_policy | unsupported
 	Detail           *string
+	// HTTPStatus is the main document response's status on a commit
+	// (navigation_committed, same_origin_reload); nil on other events and
+	// when no response was observed (a cached or about: document).
+	HTTPStatus *int
 }
 
 // WebMCPRequest is discover_webmcp_tools' input.

@@ -245,3 +245,46 @@ func TestScenarioRecordsRedirectResponses(t *testing.T) {
 		"response GET http://127.0.0.1:8080/app 200 []",
 	})
 }
+
+// Each redirect hop's ExtraInfo header names join that hop's own request
+// or response event, paired in order, whichever comes first. Before, a
+// later hop's requestWillBeSentExtraInfo that came before its
+// requestWillBeSent merged into the first hop's request event, and a
+// hop's responseReceivedExtraInfo that came after the redirect merged
+// into the final response.
+func TestScenarioGivesEachRedirectHopItsHeaders(t *testing.T) {
+	is := is.New(t)
+	run := &scenarioRun{sc: newScope([]string{"http://127.0.0.1:8080"}), max: 100, red: strings.NewReplacer()}
+	send := func(url string, redirect *network.Response) {
+		run.onEvent(&network.EventRequestWillBeSent{RequestID: "R", Type: network.ResourceTypeDocument,
+			Request: &network.Request{URL: url, Method: "GET", Headers: network.Headers{"Accept": "*/*"}}, RedirectResponse: redirect})
+	}
+	reqExtra := func(name string) {
+		run.onEvent(&network.EventRequestWillBeSentExtraInfo{RequestID: "R", Headers: network.Headers{name: "v"}})
+	}
+	respExtra := func(name string) {
+		run.onEvent(&network.EventResponseReceivedExtraInfo{RequestID: "R", Headers: network.Headers{name: "v"}})
+	}
+	send("http://127.0.0.1:8080/r1", nil)
+	reqExtra("Cookie")      // hop 1's, after its request
+	reqExtra("X-Hop2")      // hop 2's, before its request
+	respExtra("Set-Cookie") // hop 1's 302, before the redirect
+	send("http://127.0.0.1:8080/r2", &network.Response{URL: "http://127.0.0.1:8080/r1", Status: 302, Headers: network.Headers{"Location": "/r2"}})
+	send("http://127.0.0.1:8080/app", &network.Response{URL: "http://127.0.0.1:8080/r2", Status: 307})
+	respExtra("X-R2-Reply") // hop 2's 307, after the redirect
+	reqExtra("X-Hop3")      // hop 3's, after its request
+	run.onEvent(&network.EventResponseReceived{RequestID: "R", Type: network.ResourceTypeDocument, Response: &network.Response{URL: "http://127.0.0.1:8080/app", Status: 200}})
+	respExtra("X-Final")
+	var got []string
+	for _, ev := range run.events {
+		got = append(got, fmt.Sprintf("%s %s %d %v", ev.Kind, ev.URL, ev.Status, ev.HeaderNames))
+	}
+	is.Equal(got, []string{
+		"request http://127.0.0.1:8080/r1 0 [accept cookie]",
+		"response http://127.0.0.1:8080/r1 302 [location set-cookie]",
+		"request http://127.0.0.1:8080/r2 0 [accept x-hop2]",
+		"response http://127.0.0.1:8080/r2 307 [x-r2-reply]",
+		"request http://127.0.0.1:8080/app 0 [accept x-hop3]",
+		"response http://127.0.0.1:8080/app 200 [x-final]",
+	})
+}

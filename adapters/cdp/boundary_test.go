@@ -923,3 +923,71 @@ func TestInspectKeepsUncaughtExceptions(t *testing.T) {
 	}
 	is.Equal(excluded, 2) // the fake's third-party log and the third-party exception
 }
+
+// TestObserveCarriesTheDocumentStatus: a navigation to a 404 or 500 page
+// commits like any other, so before, the timeline could not tell an error
+// page from a good one. The commit now carries the main document
+// response's status, whichever of the two events Chromium sends first,
+// and a subresource's or another frame's response never lands on it.
+func TestObserveCarriesTheDocumentStatus(t *testing.T) {
+	resp := func(loader, frame, typ string, status int) cdptest.Event {
+		return cdptest.Event{Method: "Network.responseReceived", Params: map[string]any{"requestId": loader, "loaderId": loader, "frameId": frame,
+			"type": typ, "timestamp": 1, "response": map[string]any{"url": "http://app.test/missing", "status": status, "mimeType": "text/html", "headers": map[string]any{}}}}
+	}
+	commit := func(loader string) cdptest.Event {
+		return cdptest.Event{Method: "Page.frameNavigated", Params: map[string]any{"frame": map[string]any{"id": "F1", "loaderId": loader, "url": "http://app.test/missing"}, "type": "Navigation"}}
+	}
+	for _, c := range []struct {
+		name   string
+		events []cdptest.Event
+		want   []int // statuses of the commits, 0 for null
+	}{
+		{"response then commit", []cdptest.Event{resp("L3", "F1", "Document", 404), commit("L3")}, []int{404}},
+		{"commit then response", []cdptest.Event{commit("L4"), resp("L4", "F1", "Document", 500)}, []int{500}},
+		{"not the document", []cdptest.Event{resp("L5", "F1", "Script", 404), resp("L5", "F9", "Document", 404), commit("L5")}, []int{0}},
+		{"each commit its own", []cdptest.Event{resp("L6", "F1", "Document", 200), commit("L6"), commit("L7"), resp("L6", "F1", "Document", 503)}, []int{200, 0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := cdptest.New(&cdptest.Options{After: map[string][]cdptest.Event{"Page.setLifecycleEventsEnabled": c.events}})
+			defer f.Close()
+			tl, err := engine().ObserveSession(context.Background(), ports.BrowserObserveRequest{Target: ref(f), ObservationMS: 150})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, ev := range tl.Timeline {
+				if ev.Type != "navigation_committed" {
+					continue
+				}
+				got = append(got, 0)
+				if ev.HTTPStatus != nil {
+					got[len(got)-1] = *ev.HTTPStatus
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("commit statuses %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestEndpointWithAPathNamesTheOrigin: agents paste the discovery URL
+// (http://127.0.0.1:9341/json, /json/version) or the browser socket's
+// path. Before, the refusal said only "the endpoint must have no path";
+// like the localhost refusal, it now names the origin to pass.
+func TestEndpointWithAPathNamesTheOrigin(t *testing.T) {
+	for _, c := range []struct{ endpoint, want string }{
+		{"http://127.0.0.1:9341/json", "the endpoint must have no path: pass http://127.0.0.1:9341"},
+		{"http://[::1]:9222/json/version", "the endpoint must have no path: pass http://[::1]:9222"},
+		{"http://127.0.0.1:9222/devtools/browser/abc", "the endpoint must have no path: pass http://127.0.0.1:9222"},
+		{"http://localhost:9341/json", "the endpoint must have no path: pass http://127.0.0.1:9341"},
+		{"http://127.0.0.1/json", "the endpoint must have no path: pass http://127.0.0.1:PORT"},
+		{"http://example.test:9341/json", "the endpoint must have no path"},
+	} {
+		_, err := engine().ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: c.endpoint})
+		be, ok := ports.AsBrowserError(err)
+		if !ok || be.Code != ports.BrowserInvalidRequest || be.Field != "cdp_endpoint" || be.Msg != c.want {
+			t.Errorf("%s: got %v, want invalid_request on cdp_endpoint: %s", c.endpoint, err, c.want)
+		}
+	}
+}

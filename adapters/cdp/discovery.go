@@ -63,6 +63,11 @@ func parseEndpoint(raw string) (endpoint, error) {
 		return bad("the endpoint must not carry userinfo")
 	}
 	if u.Path != "" && u.Path != "/" || u.RawPath != "" {
+		// The discovery URL (/json, /json/version) or the browser
+		// socket's path is the usual slip: name the origin to pass.
+		if o := loopbackOrigin(u); o != "" {
+			return bad("the endpoint must have no path: pass " + o)
+		}
 		return bad("the endpoint must have no path")
 	}
 	host, port := u.Hostname(), u.Port()
@@ -83,6 +88,26 @@ func parseEndpoint(raw string) (endpoint, error) {
 		return bad("the endpoint needs an explicit port 1..65535")
 	}
 	return endpoint{Origin: "http://" + u.Host, Host: u.Host, Port: port}, nil
+}
+
+// loopbackOrigin is the endpoint to suggest for u, whose host is a
+// loopback address or localhost: http://127.0.0.1:PORT or
+// http://[::1]:PORT, with u's port when it is one; "" for any other host.
+func loopbackOrigin(u *url.URL) string {
+	var host string
+	switch h := u.Hostname(); {
+	case h == "127.0.0.1" || strings.EqualFold(h, "localhost"):
+		host = "127.0.0.1"
+	case h == "::1":
+		host = "[::1]"
+	default:
+		return ""
+	}
+	port := "PORT"
+	if n, err := strconv.Atoi(u.Port()); err == nil && n >= 1 && n <= 65535 && strconv.Itoa(n) == u.Port() {
+		port = u.Port()
+	}
+	return "http://" + host + ":" + port
 }
 
 // discovered is one /json/list entry with its validated socket.

@@ -75,6 +75,8 @@ type evRequestWillBeSent struct {
 
 type evResponseReceived struct {
 	RequestID *string     `json:"requestId"`
+	LoaderID  string      `json:"loaderId"`
+	FrameID   string      `json:"frameId"`
 	Type      string      `json:"type"`
 	Response  *evResponse `json:"response"`
 }

@@ -219,6 +219,36 @@ func TestLive(t *testing.T) {
 		is.True(tl.Target.FinalURL != nil && strings.HasPrefix(*tl.Target.FinalURL, site+"/app"))
 	})
 
+	// A navigation to a missing page commits like any other: the commit
+	// carries the document's status, and a good page's is 200.
+	t.Run("observe session error page", func(t *testing.T) {
+		is := is.New(t)
+		dctx, did := driver(t, endpoint)
+		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app/other")))
+		var wg sync.WaitGroup
+		var tl *ports.BrowserSessionTimeline
+		var oerr error
+		wg.Go(func() {
+			tl, oerr = e.ObserveSession(ctx, ports.BrowserObserveRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}, ObservationMS: 2500})
+		})
+		time.Sleep(500 * time.Millisecond)
+		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app/missing")))
+		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app/other")))
+		wg.Wait()
+		is.NoErr(oerr)
+		var got []string
+		for _, ev := range tl.Timeline {
+			if ev.Type == "navigation_committed" && ev.URL != nil {
+				st := "null"
+				if ev.HTTPStatus != nil {
+					st = strconv.Itoa(*ev.HTTPStatus)
+				}
+				got = append(got, strings.TrimPrefix(*ev.URL, site)+" "+st)
+			}
+		}
+		is.Equal(got, []string{"/app/missing 404", "/app/other 200"})
+	})
+
 	t.Run("target closed during observation", func(t *testing.T) {
 		is := is.New(t)
 		actx, cancelA := remote.NewAllocator(context.Background(), endpoint)

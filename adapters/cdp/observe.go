@@ -35,9 +35,13 @@ type timeline struct {
 	attachLoader string
 	committed    bool     // a navigation committed in the window
 	replayed     []string // lifecycle names of the attached document, before any commit
-	end          string   // "" while running
-	done         chan struct{}
-	once         sync.Once
+	// docStatus holds main-frame document response statuses by loader id
+	// until their commit carries them (bounded: a page cannot grow it).
+	docStatus  map[string]int
+	lastCommit int    // 1 + the index in events of the last kept commit; 0 before one
+	end        string // "" while running
+	done       chan struct{}
+	once       sync.Once
 }
 
 func strp(s string) *string {
@@ -132,9 +136,41 @@ func (tl *timeline) onEvent(ev event) {
 			te.Type, tl.reload = "same_origin_reload", false
 		}
 		left := tl.withURL(&te, e.Frame.URL+e.Frame.URLFragment)
+		if s, ok := tl.docStatus[e.Frame.LoaderID]; ok && te.URL != nil {
+			te.HTTPStatus = &s
+		}
+		delete(tl.docStatus, e.Frame.LoaderID)
+		if tl.end == "" && len(tl.events) < tl.max {
+			tl.lastCommit = len(tl.events) + 1
+		}
 		tl.add(te)
 		if left {
 			tl.finish("target_left_scope")
+		}
+	case cdproto.EventNetworkResponseReceived:
+		// The main document's response: its status goes on the commit of
+		// the same loader, so a 404 or 500 page is told from a good one.
+		var e evResponseReceived
+		if !decode(ev.Params, &e) || e.Type != "Document" || e.FrameID != tl.mainFrame || e.LoaderID == "" || e.Response == nil ||
+			e.Response.Status < 100 || e.Response.Status > 999 {
+			return
+		}
+		// Chromium usually reports the response before the commit; if the
+		// last commit came first, it gets the status now.
+		if tl.lastCommit > 0 && tl.end == "" {
+			if c := &tl.events[tl.lastCommit-1]; c.LoaderID != nil && *c.LoaderID == e.LoaderID {
+				if c.HTTPStatus == nil && c.URL != nil {
+					s := e.Response.Status
+					c.HTTPStatus = &s
+				}
+				return
+			}
+		}
+		if tl.docStatus == nil {
+			tl.docStatus = map[string]int{}
+		}
+		if len(tl.docStatus) < 64 {
+			tl.docStatus[e.LoaderID] = e.Response.Status
 		}
 	case cdproto.EventPageNavigatedWithinDocument:
 		var e evNavigatedWithinDocument

@@ -123,10 +123,9 @@ type scenarioRun struct {
 	// Chromium reports the headers its network stack adds or receives
 	// beyond the page's view (cookie, set-cookie among them) only in the
 	// ExtraInfo events, which come before or after their request or
-	// response event: their names join that event's (headerAt locates it
-	// by kind and request id; extraNames holds names that came first).
-	headerAt   map[string]int
-	extraNames map[string][]string
+	// response event: their names join that event's, hop by hop of a
+	// redirect chain (hops is keyed by kind and request id).
+	hops map[string]*hopNames
 	// loading holds the in-scope requests not yet finished or failed, by
 	// request id: a page whose load event never fires names them.
 	loading sync.Map
@@ -236,54 +235,91 @@ func (r *scenarioRun) stillLoading() string {
 	return fmt.Sprintf("%d request(s) were still loading: %s", n, strings.Join(urls, ", "))
 }
 
-// maxExtraNames bounds the header names held for events not seen (yet):
-// those of requests outside the scope never find theirs.
+// maxExtraNames bounds the request ids tracked beyond the recorded
+// events: those of requests outside the scope never find their events.
 const maxExtraNames = 4096
 
-// addWithHeaders adds a request or response event of request id and
-// merges into it the header names its ExtraInfo event gave or will give.
-func (r *scenarioRun) addWithHeaders(ev ports.BrowserScenarioEvent, id network.RequestID) {
-	key := ev.Kind + "\x00" + string(id)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.headerAt == nil {
-		r.headerAt, r.extraNames = map[string]int{}, map[string][]string{}
-	}
-	if extra, ok := r.extraNames[key]; ok {
-		ev.HeaderNames = mergeNames(ev.HeaderNames, extra)
-		delete(r.extraNames, key)
-	}
-	if i := r.addLocked(ev); i >= 0 {
-		r.headerAt[key] = i
-	}
+// maxHops bounds the hops followed on one request id (Chromium stops a
+// redirect chain at 20).
+const maxHops = 64
+
+// hopNames pairs the ExtraInfo events of one request id and kind with its
+// request or response events in order: the k-th ExtraInfo belongs to the
+// k-th hop of a redirect chain, whichever of the two comes first.
+type hopNames struct {
+	at    []int      // event index of each hop seen, -1 when the hop kept no event
+	extra [][]string // names of ExtraInfo events that came before their hop, by hop
+	seen  int        // ExtraInfo events seen
 }
 
-// extraHeaders merges the names of an ExtraInfo event into its request or
-// response event (kind), or holds them until that event comes.
-func (r *scenarioRun) extraHeaders(kind string, id network.RequestID, h network.Headers) {
-	key := kind + "\x00" + string(id)
+// hopsLocked returns the hop state of key, or nil past the bound.
+func (r *scenarioRun) hopsLocked(key string) *hopNames {
+	if q, ok := r.hops[key]; ok {
+		return q
+	}
+	if r.hops == nil {
+		r.hops = map[string]*hopNames{}
+	}
+	if len(r.hops) >= maxExtraNames+2*r.max {
+		return nil
+	}
+	q := &hopNames{}
+	r.hops[key] = q
+	return q
+}
+
+// addWithHeaders adds a request or response event of request id and
+// merges into it the header names its hop's ExtraInfo event gave or will
+// give.
+func (r *scenarioRun) addWithHeaders(ev ports.BrowserScenarioEvent, id network.RequestID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.headerAt == nil {
-		r.headerAt, r.extraNames = map[string]int{}, map[string][]string{}
-	}
-	if i, ok := r.headerAt[key]; ok {
-		r.events[i].HeaderNames = mergeNames(r.events[i].HeaderNames, headerNames(h))
+	q := r.hopsLocked(ev.Kind + "\x00" + string(id))
+	if q == nil || len(q.at) >= maxHops {
+		r.addLocked(ev)
 		return
 	}
-	if _, ok := r.extraNames[key]; ok || len(r.extraNames) < maxExtraNames {
-		r.extraNames[key] = mergeNames(r.extraNames[key], headerNames(h))
+	if k := len(q.at); k < len(q.extra) {
+		ev.HeaderNames = mergeNames(ev.HeaderNames, q.extra[k])
+		q.extra[k] = nil
+	}
+	q.at = append(q.at, r.addLocked(ev))
+}
+
+// skipHop counts a hop of request id that records no event (outside the
+// scope), so that the next hop's ExtraInfo is not taken for this one's.
+func (r *scenarioRun) skipHop(kind string, id network.RequestID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if q := r.hopsLocked(kind + "\x00" + string(id)); q != nil && len(q.at) < maxHops {
+		if k := len(q.at); k < len(q.extra) {
+			q.extra[k] = nil
+		}
+		q.at = append(q.at, -1)
 	}
 }
 
-// forgetResponseHeaders drops the response header names held for id: a
-// redirect's ExtraInfo names belong to the redirect, not to the response
-// the request ends with.
-func (r *scenarioRun) forgetResponseHeaders(id network.RequestID) {
+// extraHeaders merges the names of an ExtraInfo event into its hop's
+// request or response event (kind), or holds them until that event comes.
+func (r *scenarioRun) extraHeaders(kind string, id network.RequestID, h network.Headers) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.extraNames, "response\x00"+string(id))
-	delete(r.headerAt, "response\x00"+string(id))
+	q := r.hopsLocked(kind + "\x00" + string(id))
+	if q == nil || q.seen >= maxHops {
+		return
+	}
+	k := q.seen
+	q.seen++
+	if k < len(q.at) {
+		if i := q.at[k]; i >= 0 {
+			r.events[i].HeaderNames = mergeNames(r.events[i].HeaderNames, headerNames(h))
+		}
+		return
+	}
+	for len(q.extra) <= k {
+		q.extra = append(q.extra, nil)
+	}
+	q.extra[k] = headerNames(h)
 }
 
 func mergeNames(a, b []string) []string {
@@ -414,16 +450,20 @@ func (r *scenarioRun) onEvent(ev any) {
 					ev.Method = v.(requestSeen).method
 				}
 				r.addWithHeaders(ev, e.RequestID)
+			} else {
+				r.skipHop("response", e.RequestID)
 			}
-			r.forgetResponseHeaders(e.RequestID)
 		}
 		if r.sc.allows(e.Request.URL) {
 			r.requests.Store(e.RequestID, requestSeen{method: e.Request.Method, url: e.Request.URL})
 			r.loading.Store(e.RequestID, e.Request.URL)
 			r.addWithHeaders(ports.BrowserScenarioEvent{Kind: "request", Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type),
 				HeaderNames: headerNames(e.Request.Headers)}, e.RequestID)
-		} else if o := originOfString(e.Request.URL); o != "" {
-			r.requests.Store(e.RequestID, requestSeen{method: e.Request.Method, url: o, outside: true})
+		} else {
+			r.skipHop("request", e.RequestID)
+			if o := originOfString(e.Request.URL); o != "" {
+				r.requests.Store(e.RequestID, requestSeen{method: e.Request.Method, url: o, outside: true})
+			}
 		}
 	case *network.EventResponseReceived:
 		if e.Response != nil && r.sc.allows(e.Response.URL) {

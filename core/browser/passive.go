@@ -104,10 +104,11 @@ var observeResultSchema = json.RawMessage(`{"type":"object","additionalPropertie
  "browser":{"type":"object"},
  "target":{"type":"object","required":["target_id","initial_url","final_url"],"properties":{"target_id":{"type":"string"},"initial_url":{"type":"string"},"final_url":{"type":["string","null"],"description":"null when the page left the scope or the target ended."}}},
  "window":{"type":"object","required":["armed_at","ended_at","requested_ms","end_reason"],"properties":{"armed_at":{"type":"string"},"ended_at":{"type":"string"},"requested_ms":{"type":"integer"},"end_reason":{"enum":["window_elapsed","target_left_scope","target_terminated"]}}},
- "timeline":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["sequence","type","timestamp","frame_id","loader_id","request_id","url","destination_scope","detail"],
+ "timeline":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["sequence","type","timestamp","frame_id","loader_id","request_id","url","destination_scope","detail","http_status"],
    "properties":{"sequence":{"type":"integer"},"type":{"enum":["navigation_requested","navigation_committed","same_origin_reload","same_document_navigation","redirect","load_failed","lifecycle","target_terminated"]},
    "timestamp":{"type":"string"},"frame_id":{"type":["string","null"]},"loader_id":{"type":["string","null"]},"request_id":{"type":["string","null"]},"url":{"type":["string","null"]},
-   "destination_scope":{"enum":["approved","outside_policy","unsupported",null]},"detail":{"type":["string","null"]}}}},
+   "destination_scope":{"enum":["approved","outside_policy","unsupported",null]},"detail":{"type":["string","null"]},
+   "http_status":{"type":["integer","null"],"description":"A commit's main document response status (a 404 page commits too); else null."}}}},
  "completeness":{"type":"object"},
  "limitations":{"type":"array","items":{"type":"string"}}}}`)
 
@@ -130,7 +131,7 @@ func handleObserveSession(ctx context.Context, c *core.Call) (any, error) {
 	events := make([]ObserveWebSessionResultTimelineItem, len(t.Timeline))
 	for i, e := range t.Timeline {
 		events[i] = ObserveWebSessionResultTimelineItem{Sequence: e.Sequence, Type: e.Type, Timestamp: isoTime(e.Timestamp),
-			FrameID: e.FrameID, LoaderID: e.LoaderID, RequestID: e.RequestID, URL: e.URL, DestinationScope: e.DestinationScope, Detail: e.Detail}
+			FrameID: e.FrameID, LoaderID: e.LoaderID, RequestID: e.RequestID, URL: e.URL, DestinationScope: e.DestinationScope, Detail: e.Detail, HTTPStatus: e.HTTPStatus}
 	}
 	res := &ObserveWebSessionResult{SchemaVersion: 1, Browser: browserJSON(t.Browser),
 		Target: ObserveWebSessionResultTarget{TargetID: t.Target.TargetID, InitialURL: t.Target.InitialURL, FinalURL: t.Target.FinalURL},
