@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -146,6 +147,7 @@ func TestAppendRawSameAsPrevNested(t *testing.T) {
 		`[{"b":1,"a":2},{"d":{"f":1,"e":2},"c":3},{"a":1}]`,
 		`{"b":1,"a":{"y":1,"x":2},"b":{"y":1,"x":2},"a":3}`,
 		`{"b":1,"\u00e9":{"y":1,"x":2},"é":{"y":1,"x":2},"a":3}`,
+		`{"ê":1,"é":2,"e":3}`, `{"דּ":1,"😀":2,"€":3}`, `{"aדּ":1,"a😀":2,"a€":3}`,
 		`{"b":{"y":1,"x":1e400},"a":1}`, `{"b":{"y":1,"x":2},"a":"\ud800"}`,
 	} {
 		checkSameAsPrev(t, c, []byte(c))
@@ -190,5 +192,29 @@ func BenchmarkAppendRaw(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestAppendRawMovesEachByteBoundedTimes: re-ordering nested objects
+// copies what was written a bounded number of times, not once per level:
+// the bytes AppendRaw allocates (the copy of what was written and the
+// notes on each object) stay within a small multiple of its input however
+// deep the unsorted objects nest (about 4 times here; before, 512 levels
+// took about 280 times the input).
+func TestAppendRawMovesEachByteBoundedTimes(t *testing.T) {
+	raw := nestedUnsorted(MaxDepth)
+	dst := make([]byte, 0, 2*len(raw))
+	const runs = 8
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range runs {
+		if _, err := AppendRaw(dst, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 8*uint64(len(raw)) {
+		t.Fatalf("AppendRaw allocated %d bytes for %d bytes of input nested %d deep", per, len(raw), MaxDepth)
 	}
 }
