@@ -147,7 +147,10 @@ func AppendString(dst []byte, s string) []byte {
 // CompareKeys orders keys by UTF-16 code units, as RFC 8785 sorts object
 // members: bytewise while the differing bytes are ASCII, rune by rune from
 // the differing rune otherwise.
-func CompareKeys(a, b string) int {
+func CompareKeys(a, b string) int { return compareKeys(a, b) }
+
+// compareKeys is CompareKeys on strings or bytes (AppendRaw's keys).
+func compareKeys[K ~string | ~[]byte](a, b K) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i < n && a[i] == b[i] {
@@ -162,7 +165,7 @@ func CompareKeys(a, b string) int {
 	for i > 0 && (a[i]&0xC0 == 0x80) { // back to the start of the rune
 		i--
 	}
-	if lessUTF16(a[i:], b[i:]) {
+	if lessUTF16(string(a[i:]), string(b[i:])) { // for bytes, rare: converts only the tails
 		return -1
 	}
 	return 1

@@ -1,26 +1,27 @@
 package jcs
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"unicode/utf8"
 )
 
 // AppendRaw appends the JCS form of the JSON text raw to dst without
-// building a decoded tree: one pass over the bytes, members written in input
-// order and re-ordered only when they are not already sorted. Records read
-// from bundles are canonical already, so that pass is mostly a validating
-// copy. Its results and its refusals are those of decoding with
-// encoding/json and re-encoding the tree (last duplicate key wins, invalid
-// UTF-8 and lone surrogates become U+FFFD); FuzzAppendRaw holds the two to
-// each other.
+// building a decoded tree: one pass over the bytes writes each value's JCS
+// form once, members in input order; objects not already sorted are noted
+// and, at the end, one more pass copies the written bytes with their
+// members in order (see reorder). Records read from bundles are canonical
+// already, so that is mostly a validating copy. Its results and its
+// refusals are those of decoding with encoding/json and re-encoding the
+// tree (last duplicate key wins, invalid UTF-8 and lone surrogates become
+// U+FFFD); FuzzAppendRaw holds the two to each other.
 func AppendRaw(dst, raw []byte) ([]byte, error) {
 	p := rawCanon{src: raw}
 	p.skipSpace()
-	out, err := p.value(dst, 0)
+	out, err := p.canon(slices.Grow(dst, len(raw)), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -35,6 +36,27 @@ type rawCanon struct {
 	src     []byte
 	i       int
 	members []rawMember // a stack shared by the nested objects
+
+	// Objects written out of order, for reorder: unsorted holds them,
+	// spans their members sorted, kids the unsorted objects each one
+	// holds nearest, and pending those not yet inside a noted one, in
+	// input order.
+	unsorted []rawObject
+	spans    []span
+	kids     []int
+	pending  []int
+}
+
+// A span is [start, end) of the bytes written.
+type span struct{ start, end int }
+
+// A rawObject is an object written with its members out of order (or with
+// a key twice): at, the object's bytes; spans[m0:m1], its members to
+// write, sorted, each key once; kids[k0:k1], the unsorted objects it
+// holds nearest, in input order.
+type rawObject struct {
+	at             span
+	m0, m1, k0, k1 int
 }
 
 var errRawSyntax = errors.New("canonical json: invalid JSON")
@@ -48,6 +70,19 @@ func (p *rawCanon) skipSpace() {
 			return
 		}
 	}
+}
+
+// canon appends the JCS form of the value at p.i: the value as written,
+// then re-ordered if some object in it was out of order.
+func (p *rawCanon) canon(dst []byte, depth int) ([]byte, error) {
+	from := len(dst)
+	dst, err := p.value(dst, depth)
+	if err != nil || len(p.pending) == 0 {
+		return dst, err
+	}
+	dst = p.reorder(dst, from)
+	p.unsorted, p.spans, p.kids, p.pending = p.unsorted[:0], p.spans[:0], p.kids[:0], p.pending[:0]
+	return dst, nil
 }
 
 func (p *rawCanon) value(dst []byte, depth int) ([]byte, error) {
@@ -122,7 +157,32 @@ func (p *rawCanon) number(dst []byte) ([]byte, error) {
 			p.i++
 		}
 	}
-	return AppendNumber(dst, string(s[start:p.i]))
+	tok := s[start:p.i]
+	if len(tok) <= 16 && isInteger(tok) { // within ±2^53: the digits are the JCS form
+		if len(tok) == 2 && tok[0] == '-' && tok[1] == '0' {
+			return append(dst, '0'), nil
+		}
+		return append(dst, tok...), nil
+	}
+	return AppendNumber(dst, string(tok))
+}
+
+// isInteger reports whether a number token is an integer: no fraction, no
+// exponent. At most 15 digits, it lies within ±2^53.
+func isInteger(tok []byte) bool {
+	digits := tok
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) > 15 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // scanStr scans a string token starting at its quote: the content is
@@ -134,6 +194,9 @@ func (p *rawCanon) scanStr() (start, end int, plain bool, err error) {
 	p.i++
 	start, plain = p.i, true
 	for {
+		for p.i < len(s) && plainByte[s[p.i]] {
+			p.i++
+		}
 		if p.i >= len(s) {
 			return 0, 0, false, errRawSyntax
 		}
@@ -219,43 +282,8 @@ func (p *rawCanon) array(dst []byte, depth int) ([]byte, error) {
 }
 
 type rawMember struct {
-	ks, ke     int    // a plain key's content in src
-	key        string // a non-plain key's value
-	plain      bool
-	start, end int // `"key":value` in the output, without the separating comma
-}
-
-func (p *rawCanon) keyBytes(m *rawMember) []byte {
-	if m.plain {
-		return p.src[m.ks:m.ke]
-	}
-	return []byte(m.key)
-}
-
-// cmpKeys orders keys by UTF-16 code units (RFC 8785); ASCII keys, the
-// common case, compare as bytes.
-func (p *rawCanon) cmpKeys(a, b *rawMember) int {
-	ka, kb := p.keyBytes(a), p.keyBytes(b)
-	if isASCII(ka) && isASCII(kb) {
-		return bytes.Compare(ka, kb)
-	}
-	sa, sb := string(ka), string(kb)
-	switch {
-	case lessUTF16(sa, sb):
-		return -1
-	case lessUTF16(sb, sa):
-		return 1
-	}
-	return 0
-}
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+	key  []byte // the key's value: its content in src when it is plain
+	span        // `"key":value` as written, without the separating comma
 }
 
 func (p *rawCanon) object(dst []byte, depth int) ([]byte, error) {
@@ -279,11 +307,13 @@ func (p *rawCanon) object(dst []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		m := rawMember{ks: ks, ke: ke, plain: plain}
+		m := rawMember{key: p.src[ks:ke]}
 		if !plain {
-			if m.key, err = p.decodeStr(ks, ke); err != nil {
+			v, err := p.decodeStr(ks, ke)
+			if err != nil {
 				return nil, err
 			}
+			m.key = []byte(v)
 		}
 		p.skipSpace()
 		if p.i >= len(p.src) || p.src[p.i] != ':' {
@@ -293,7 +323,7 @@ func (p *rawCanon) object(dst []byte, depth int) ([]byte, error) {
 		p.skipSpace()
 		if len(p.members) > base {
 			dst = append(dst, ',')
-			if ordered && p.cmpKeys(&p.members[len(p.members)-1], &m) >= 0 {
+			if ordered && compareKeys(p.members[len(p.members)-1].key, m.key) >= 0 {
 				ordered = false // out of order or a duplicate
 			}
 		}
@@ -301,7 +331,7 @@ func (p *rawCanon) object(dst []byte, depth int) ([]byte, error) {
 		if plain {
 			dst = append(dst, p.src[ks-1:ke+1]...)
 		} else {
-			dst = AppendString(dst, m.key)
+			dst = AppendString(dst, string(m.key))
 		}
 		dst = append(dst, ':')
 		if dst, err = p.value(dst, depth+1); err != nil {
@@ -323,27 +353,75 @@ func (p *rawCanon) object(dst []byte, depth int) ([]byte, error) {
 		p.i++
 		break
 	}
-	if ordered {
-		return append(dst, '}'), nil
+	dst = append(dst, '}')
+	if !ordered {
+		p.noteUnsorted(span{open, len(dst)}, p.members[base:])
 	}
-	// Re-order: sort by key (stable, so among duplicates the last stays
-	// last) and keep each key's last member, as decoding into a map does.
-	members := p.members[base:]
-	written := slices.Clone(dst[open:])
-	slices.SortStableFunc(members, func(a, b rawMember) int { return p.cmpKeys(&a, &b) })
-	dst = append(dst[:open], '{')
-	first := true
+	return dst, nil
+}
+
+// noteUnsorted records an object written out of order for reorder: its
+// members sorted by key (stable, so among duplicates the last stays last)
+// with only each key's last kept, as decoding into a map does, and the
+// unsorted objects written since it opened as its kids.
+func (p *rawCanon) noteUnsorted(at span, members []rawMember) {
+	slices.SortStableFunc(members, func(a, b rawMember) int { return compareKeys(a.key, b.key) })
+	o := rawObject{at: at, m0: len(p.spans), k0: len(p.kids)}
 	for i := range members {
-		if i+1 < len(members) && p.cmpKeys(&members[i+1], &members[i]) == 0 {
+		if i+1 < len(members) && compareKeys(members[i+1].key, members[i].key) == 0 {
 			continue
 		}
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = append(dst, written[members[i].start-open:members[i].end-open]...)
+		p.spans = append(p.spans, members[i].span)
 	}
-	return append(dst, '}'), nil
+	o.m1 = len(p.spans)
+	j := len(p.pending)
+	for j > 0 && p.unsorted[p.pending[j-1]].at.start > at.start {
+		j--
+	}
+	p.kids = append(p.kids, p.pending[j:]...)
+	o.k1 = len(p.kids)
+	p.pending = append(p.pending[:j], len(p.unsorted))
+	p.unsorted = append(p.unsorted, o)
+}
+
+// reorder rewrites dst[from:], written in input order, with each unsorted
+// object's members in order. The bytes from the first unsorted object on
+// are copied aside once and written back once: each member's bytes are
+// moved once however deep it sits.
+func (p *rawCanon) reorder(dst []byte, from int) []byte {
+	first := p.unsorted[p.pending[0]].at.start
+	w := rawWritten{p: p, off: first, b: slices.Clone(dst[first:])}
+	return w.emit(dst[:first], span{first, len(dst)}, p.pending)
+}
+
+// rawWritten is the bytes written from offset off on, as reorder reads them.
+type rawWritten struct {
+	p   *rawCanon
+	off int
+	b   []byte
+}
+
+// emit appends the bytes of s, the unsorted objects among them (kids, in
+// input order) re-ordered.
+func (w *rawWritten) emit(dst []byte, s span, kids []int) []byte {
+	pos := s.start
+	for _, k := range kids {
+		o := &w.p.unsorted[k]
+		dst = append(dst, w.b[pos-w.off:o.at.start-w.off]...)
+		dst = append(dst, '{')
+		kk := w.p.kids[o.k0:o.k1]
+		for i, m := range w.p.spans[o.m0:o.m1] {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			lo := sort.Search(len(kk), func(j int) bool { return w.p.unsorted[kk[j]].at.start >= m.start })
+			hi := lo + sort.Search(len(kk)-lo, func(j int) bool { return w.p.unsorted[kk[lo+j]].at.start >= m.end })
+			dst = w.emit(dst, m, kk[lo:hi])
+		}
+		dst = append(dst, '}')
+		pos = o.at.end
+	}
+	return append(dst, w.b[pos-w.off:s.end-w.off]...)
 }
 
 // Members reads the JSON object raw and calls visit with each member's key
@@ -383,7 +461,7 @@ func Members(raw []byte, visit func(key string, value []byte) error) error {
 			p.i++
 			p.skipSpace()
 			start := len(buf)
-			if buf, err = p.value(buf, 1); err != nil {
+			if buf, err = p.canon(buf, 1); err != nil {
 				return err
 			}
 			if err := visit(key, buf[start:len(buf):len(buf)]); err != nil {

@@ -130,6 +130,7 @@ var rawCanonCases = []string{
 }
 
 func checkRawCanon(t *testing.T, raw []byte) {
+	checkSameAsPrev(t, "", raw)
 	want, werr := canonicalViaTree(raw)
 	got, gerr := AppendRaw(nil, raw)
 	switch {
