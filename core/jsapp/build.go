@@ -1316,7 +1316,14 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 		if off < 0 {
 			off = callPlace(c)
 		}
-		b.st.unknown("dynamic-storage-key", a.nodeID, a.path, off, c.Callee+" key is computed at run time: "+expr)
+		// The unknown names the key's own node (one per expression and
+		// file), so a trace can start from it; the file only when the
+		// graph's node limit left that node out.
+		at := id
+		if at == "" {
+			at = a.nodeID
+		}
+		b.st.unknown("dynamic-storage-key", at, a.path, off, c.Callee+" key is computed at run time: "+expr)
 	}
 }
 
