@@ -1372,6 +1372,10 @@ func exprText(v ports.JSValue, depth int) string {
 		return strconv.Quote(v.Value)
 	case ports.JSValNumber, ports.JSValBool, ports.JSValName:
 		return v.Value
+	case ports.JSValFunction:
+		if v.Value != "" {
+			return v.Value // a function of the file passed by its name
+		}
 	case ports.JSValNull:
 		return "null"
 	case ports.JSValCall, ports.JSValNew:
@@ -1549,12 +1553,62 @@ func (b *jsappBuilder) ipcPhase() {
 			from, ev.Confidence = n, core.ConfidenceDerived // as mapCalls attributes
 		}
 		if u.relation == "handles" {
+			if fn := b.ipcHandler(u.a, u.call, u.channel, u.off); fn != "" {
+				// Function-level: the channel is handled by the function,
+				// which the file (or module) defines.
+				b.g.edge(ch.nodeID, fn, "handles", props, ev)
+				b.g.edge(from, fn, "defines", map[string]any{"channel": u.channel}, ev)
+				continue
+			}
+			// The handler is not a function of this file (imported, a
+			// member, computed): the file handles the channel, and the
+			// edge says what the handler was written as.
+			props["handler"] = "unresolved"
+			if len(u.call.Args) > 1 {
+				if s := argumentText(u.call.Args[1]); s != "" {
+					props["handler_argument"] = s
+				}
+			}
 			b.g.edge(ch.nodeID, from, "handles", props, ev)
 		} else {
 			b.g.edge(from, ch.nodeID, u.relation, props, ev)
 		}
 	}
 	b.ipcSources = nil
+}
+
+// ipcHandler is the node of the function an IPC listener call c of asset
+// a registers for channel (ipcMain.handle("ch", fn)): a function
+// expression written in the call, known by the call's place (channel
+// literal at off), or a function the file declares and passes by name,
+// known by its name in the file. "" when the handler is no such function
+// or the graph's node limit left it out.
+func (b *jsappBuilder) ipcHandler(a *jsAsset, c ports.JSCall, channel string, off int64) string {
+	if len(c.Args) < 2 || c.Args[1].Kind != ports.JSValFunction {
+		return ""
+	}
+	fn := c.Args[1]
+	if off < 0 {
+		off = callOffset(c)
+	}
+	if off < 0 && fn.Value == "" {
+		return "" // nothing places the call, so nothing tells its handler apart
+	}
+	props := map[string]any{"path": a.path, "channel": channel, "registered_by": c.Callee}
+	key, label, at := a.path+"@"+strconv.FormatInt(off, 10), c.Callee+"("+strconv.Quote(channel)+") handler", off
+	if fn.Value != "" {
+		// One function may handle several channels: its node is its
+		// name in its file (in its bundled module, whose names are its own).
+		key, label = a.path+"#"+fn.Value, fn.Value
+		if c.InModule >= 0 {
+			key = fmt.Sprintf("%s#%d#%s", a.path, c.InModule, fn.Value)
+		}
+		props = map[string]any{"path": a.path, "name": fn.Value}
+	}
+	if fn.Offset >= 0 {
+		at = fn.Offset
+	}
+	return b.g.node("javascript-function", b.localKey("javascript-function", key), label, props, b.at(a, at))
 }
 
 // --- bundles and source maps ---
