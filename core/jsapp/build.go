@@ -1544,6 +1544,7 @@ func (b *jsappBuilder) ipcPhase() {
 			st.unknown("ambiguous-ipc-channel", ch.nodeID, "", -1, fmt.Sprintf("channel %q has %d handlers; it is not paired", name, len(ch.handlers)))
 		}
 	}
+	handlers := map[string]bool{} // ipcHandler's keys
 	for _, u := range uses {
 		ch := b.ipc[u.channel]
 		props := map[string]any{"callee": u.call.Callee, "channel": u.channel}
@@ -1553,11 +1554,12 @@ func (b *jsappBuilder) ipcPhase() {
 			from, ev.Confidence = n, core.ConfidenceDerived // as mapCalls attributes
 		}
 		if u.relation == "handles" {
-			if fn := b.ipcHandler(u.a, u.call, u.channel, u.off); fn != "" {
+			if fn := b.ipcHandler(u.a, u.call, u.channel, u.off, handlers); fn != "" {
 				// Function-level: the channel is handled by the function,
-				// which the file (or module) defines.
+				// defined in the file (or module), so an outgoing trace
+				// from the channel still reaches what the file does.
 				b.g.edge(ch.nodeID, fn, "handles", props, ev)
-				b.g.edge(from, fn, "defines", map[string]any{"channel": u.channel}, ev)
+				b.g.edge(fn, from, "defined_in", map[string]any{"channel": u.channel}, ev)
 				continue
 			}
 			// The handler is not a function of this file (imported, a
@@ -1579,32 +1581,39 @@ func (b *jsappBuilder) ipcPhase() {
 
 // ipcHandler is the node of the function an IPC listener call c of asset
 // a registers for channel (ipcMain.handle("ch", fn)): a function
-// expression written in the call, known by the call's place (channel
-// literal at off), or a function the file declares and passes by name,
-// known by its name in the file. "" when the handler is no such function
-// or the graph's node limit left it out.
-func (b *jsappBuilder) ipcHandler(a *jsAsset, c ports.JSCall, channel string, off int64) string {
+// expression written in the call, known by the call (its callee and
+// channel, which a new version keeps where offsets move; a second such
+// call in the file also by its place, the channel literal at off), or a
+// function the file declares and passes by name, known by its name. Both
+// in their file, or bundled module, whose names are its own. seen counts
+// the keys given so far. "" when the handler is no such function, or the
+// graph's node limit left it out.
+func (b *jsappBuilder) ipcHandler(a *jsAsset, c ports.JSCall, channel string, off int64, seen map[string]bool) string {
 	if len(c.Args) < 2 || c.Args[1].Kind != ports.JSValFunction {
 		return ""
 	}
 	fn := c.Args[1]
-	if off < 0 {
-		off = callOffset(c)
+	scope := a.path
+	if c.InModule >= 0 {
+		scope = b.callSite(a, c.InModule) // the module's node
 	}
-	if off < 0 && fn.Value == "" {
-		return "" // nothing places the call, so nothing tells its handler apart
-	}
+	label := c.Callee + "(" + strconv.Quote(channel) + ") handler"
 	props := map[string]any{"path": a.path, "channel": channel, "registered_by": c.Callee}
-	key, label, at := a.path+"@"+strconv.FormatInt(off, 10), c.Callee+"("+strconv.Quote(channel)+") handler", off
+	key, at := scope+"#"+label, off
 	if fn.Value != "" {
-		// One function may handle several channels: its node is its
-		// name in its file (in its bundled module, whose names are its own).
-		key, label = a.path+"#"+fn.Value, fn.Value
-		if c.InModule >= 0 {
-			key = fmt.Sprintf("%s#%d#%s", a.path, c.InModule, fn.Value)
-		}
+		// One function may handle several channels: one node.
+		key, label = scope+"#"+fn.Value, fn.Value
 		props = map[string]any{"path": a.path, "name": fn.Value}
+	} else if seen[key] {
+		if off < 0 {
+			off = callOffset(c)
+		}
+		if off < 0 {
+			return "" // nothing tells this handler from the other
+		}
+		key += "@" + strconv.FormatInt(off, 10)
 	}
+	seen[key] = true
 	if fn.Offset >= 0 {
 		at = fn.Offset
 	}

@@ -19,7 +19,8 @@ func TestIPCHandlersAreFunctions(t *testing.T) {
 		"ipcMain.handle(\"save\", async (e, doc) => doc);\n" +
 		"ipcMain.handle(\"load\", onLoad);\n" +
 		"ipcMain.on(\"quit\", lib.quit);\n" +
-		"function onLoad(e, name) { return name; }\n"
+		"function onLoad(e, name) { return name; }\n" +
+		"ipcMain.handle(\"save\", () => 2);\n"
 	at := func(s string) int64 { return int64(strings.Index(src, s)) }
 	call := func(ch string, handler ports.JSValue) ports.JSCall {
 		member := "ipcMain.handle"
@@ -36,6 +37,8 @@ func TestIPCHandlersAreFunctions(t *testing.T) {
 			call("save", ports.JSValue{Kind: ports.JSValFunction, Offset: -1}),
 			call("load", ports.JSValue{Kind: ports.JSValFunction, Value: "onLoad", Offset: at("onLoad")}),
 			call("quit", ports.JSValue{Kind: ports.JSValName, Value: "lib.quit", Offset: -1}),
+			{Callee: "ipcMain.handle", Module: "electron", Member: "ipcMain.handle", Offset: int64(strings.LastIndex(src, `"save"`)), CalleeOffset: -1, Position: -1, InModule: -1,
+				Args: []ports.JSValue{{Kind: ports.JSValString, Value: "save", Offset: int64(strings.LastIndex(src, `"save"`))}, {Kind: ports.JSValFunction, Offset: -1}}},
 		},
 	}
 	res := analyzeOne(t, map[string]string{"package.json": `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": src, "lib.js": "x"}, "main.js", facts)
@@ -43,14 +46,23 @@ func TestIPCHandlersAreFunctions(t *testing.T) {
 	for _, n := range res.Graph.Nodes {
 		nodes[n.NodeID] = n
 	}
-	handled := map[string]*Node{} // channel -> handler node
+	handled := map[string]*Node{} // channel -> handler node (the first)
 	var handles = map[string]*Edge{}
+	saves := map[string]bool{}
 	for _, e := range res.Graph.Edges {
 		if e.Relation != "handles" {
 			continue
 		}
 		ch := nodes[e.SourceNodeID].propString("channel")
-		handled[ch], handles[ch] = nodes[e.TargetNodeID], e
+		if ch == "save" {
+			saves[e.TargetNodeID] = true
+		}
+		if handled[ch] == nil {
+			handled[ch], handles[ch] = nodes[e.TargetNodeID], e
+		}
+	}
+	if len(saves) != 2 {
+		t.Errorf("the two handlers of save are %d nodes, want 2", len(saves))
 	}
 	for ch, want := range map[string]string{"save": `ipcMain.handle("save") handler`, "load": "onLoad"} {
 		n := handled[ch]
@@ -59,10 +71,10 @@ func TestIPCHandlersAreFunctions(t *testing.T) {
 		}
 		var defined bool
 		for _, e := range res.Graph.Edges {
-			defined = defined || (e.Relation == "defines" && e.TargetNodeID == n.NodeID && nodes[e.SourceNodeID].Kind == "javascript-asset")
+			defined = defined || (e.Relation == "defined_in" && e.SourceNodeID == n.NodeID && nodes[e.TargetNodeID].Kind == "javascript-asset")
 		}
 		if !defined {
-			t.Errorf("no file defines the handler of %s", ch)
+			t.Errorf("the handler of %s is defined in no file", ch)
 		}
 	}
 	if l := handles["load"].Evidence.Locations; len(l) == 0 || l[0].Offset == nil || *l[0].Offset != at(`"load"`) {
