@@ -284,7 +284,7 @@ const (
 	JSValNew      = "new"
 	JSValObject   = "object"
 	JSValArray    = "array"
-	JSValFunction = "function"
+	JSValFunction = "function" // Value: the name of a function the file declares, passed by it; else ""
 	JSValOther    = "other"
 )
 

@@ -1415,6 +1415,14 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 		}
 		v.Value = truncate(sb.String(), w.lim.MaxStringBytes)
 	case *tjs.Var, *tjs.DotExpr, *tjs.IndexExpr:
+		if r, ok := x.(*tjs.Var); ok && root(r).Decl == tjs.FunctionDecl {
+			// A function declared in this file, passed by name (an IPC
+			// handler): the function, named, at its name's first token
+			// in its scope (the parse keeps one per name and scope).
+			r = root(r)
+			v.Kind, v.Value, v.Offset = ports.JSValFunction, string(r.Data), w.varOffset(r)
+			return v
+		}
 		if c, ok := w.constOf(x); ok {
 			v.Kind, v.Value, v.Offset = ports.JSValString, c.value, c.offset
 			return v
@@ -1476,7 +1484,14 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 			}
 			v.Items = append(v.Items, w.value(e.Value, depth+1))
 		}
-	case *tjs.FuncDecl, *tjs.ArrowFunc, *tjs.MethodDecl:
+	case *tjs.FuncDecl:
+		// A function expression: at its name when it has one; its name
+		// is its own (Value stays "": no binding of the file holds it).
+		v.Kind = ports.JSValFunction
+		if t.Name != nil {
+			v.Offset = w.varOffset(t.Name)
+		}
+	case *tjs.ArrowFunc, *tjs.MethodDecl:
 		v.Kind = ports.JSValFunction
 	}
 	return v

@@ -287,12 +287,22 @@ func TestJSAppIPCBySourceMap(t *testing.T) {
 			label[n.NodeID] = *n.Observations[0].Label
 		}
 	}
+	definedIn := map[string]string{} // a handler function -> the node that defines it
+	for _, e := range r.Graph.Edges {
+		if e.Relation == "defined_in" {
+			definedIn[e.Source] = e.Target
+		}
+	}
 	got := map[string][]string{} // "relation channel" -> call sites
 	for _, e := range r.Graph.Edges {
 		switch e.Relation {
 		case "handles":
 			if ch, ok := label[e.Source]; ok {
-				got["handles "+ch] = append(got["handles "+ch], names[e.Target])
+				site := e.Target
+				if names[site] == "javascript-function" {
+					site = definedIn[site] // the handler, in its source
+				}
+				got["handles "+ch] = append(got["handles "+ch], names[site])
 			}
 		case "sends", "invokes", "exposes":
 			got[e.Relation+" "+label[e.Target]] = append(got[e.Relation+" "+label[e.Target]], names[e.Source])

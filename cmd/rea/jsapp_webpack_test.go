@@ -191,6 +191,13 @@ func TestJSAppWebpackedElectronMain(t *testing.T) {
 					handler = e.Target
 				}
 			}
+			// The handler is a function, defined in the module.
+			is.True(strings.HasPrefix(label[handler], "javascript-function:"))
+			for _, e := range r.Graph.Edges {
+				if e.Relation == "defined_in" && e.Source == handler {
+					handler = e.Target
+				}
+			}
 			is.True(strings.HasPrefix(label[handler], "javascript-module:"))
 			is.True(strings.HasSuffix(srcOf(r, label, handler), "/ipc.js"))
 			is.Equal(r.Electron["ipc"].(map[string]any)["paired"], []any{"items:list"})

@@ -1316,7 +1316,14 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 		if off < 0 {
 			off = callPlace(c)
 		}
-		b.st.unknown("dynamic-storage-key", a.nodeID, a.path, off, c.Callee+" key is computed at run time: "+expr)
+		// The unknown names the key's own node (one per expression and
+		// file), so a trace can start from it; the file only when the
+		// graph's node limit left that node out.
+		at := id
+		if at == "" {
+			at = a.nodeID
+		}
+		b.st.unknown("dynamic-storage-key", at, a.path, off, c.Callee+" key is computed at run time: "+expr)
 	}
 }
 
@@ -1365,6 +1372,10 @@ func exprText(v ports.JSValue, depth int) string {
 		return strconv.Quote(v.Value)
 	case ports.JSValNumber, ports.JSValBool, ports.JSValName:
 		return v.Value
+	case ports.JSValFunction:
+		if v.Value != "" {
+			return v.Value // a function of the file passed by its name
+		}
 	case ports.JSValNull:
 		return "null"
 	case ports.JSValCall, ports.JSValNew:
@@ -1533,6 +1544,7 @@ func (b *jsappBuilder) ipcPhase() {
 			st.unknown("ambiguous-ipc-channel", ch.nodeID, "", -1, fmt.Sprintf("channel %q has %d handlers; it is not paired", name, len(ch.handlers)))
 		}
 	}
+	handlers := map[string]bool{} // ipcHandler's keys
 	for _, u := range uses {
 		ch := b.ipc[u.channel]
 		props := map[string]any{"callee": u.call.Callee, "channel": u.channel}
@@ -1542,12 +1554,70 @@ func (b *jsappBuilder) ipcPhase() {
 			from, ev.Confidence = n, core.ConfidenceDerived // as mapCalls attributes
 		}
 		if u.relation == "handles" {
+			if fn := b.ipcHandler(u.a, u.call, u.channel, u.off, handlers); fn != "" {
+				// Function-level: the channel is handled by the function,
+				// defined in the file (or module), so an outgoing trace
+				// from the channel still reaches what the file does.
+				b.g.edge(ch.nodeID, fn, "handles", props, ev)
+				b.g.edge(fn, from, "defined_in", map[string]any{"channel": u.channel}, ev)
+				continue
+			}
+			// The handler is not a function of this file (imported, a
+			// member, computed): the file handles the channel, and the
+			// edge says what the handler was written as.
+			props["handler"] = "unresolved"
+			if len(u.call.Args) > 1 {
+				if s := argumentText(u.call.Args[1]); s != "" {
+					props["handler_argument"] = s
+				}
+			}
 			b.g.edge(ch.nodeID, from, "handles", props, ev)
 		} else {
 			b.g.edge(from, ch.nodeID, u.relation, props, ev)
 		}
 	}
 	b.ipcSources = nil
+}
+
+// ipcHandler is the node of the function an IPC listener call c of asset
+// a registers for channel (ipcMain.handle("ch", fn)): a function
+// expression written in the call, known by the call (its callee and
+// channel, which a new version keeps where offsets move; a second such
+// call in the file also by its place, the channel literal at off), or a
+// function the file declares and passes by name, known by its name. Both
+// in their file, or bundled module, whose names are its own. seen counts
+// the keys given so far. "" when the handler is no such function, or the
+// graph's node limit left it out.
+func (b *jsappBuilder) ipcHandler(a *jsAsset, c ports.JSCall, channel string, off int64, seen map[string]bool) string {
+	if len(c.Args) < 2 || c.Args[1].Kind != ports.JSValFunction {
+		return ""
+	}
+	fn := c.Args[1]
+	scope := a.path
+	if c.InModule >= 0 {
+		scope = b.callSite(a, c.InModule) // the module's node
+	}
+	label := c.Callee + "(" + strconv.Quote(channel) + ") handler"
+	props := map[string]any{"path": a.path, "channel": channel, "registered_by": c.Callee}
+	key, at := scope+"#"+label, off
+	if fn.Value != "" {
+		// One function may handle several channels: one node.
+		key, label = scope+"#"+fn.Value, fn.Value
+		props = map[string]any{"path": a.path, "name": fn.Value}
+	} else if seen[key] {
+		if off < 0 {
+			off = callOffset(c)
+		}
+		if off < 0 {
+			return "" // nothing tells this handler from the other
+		}
+		key += "@" + strconv.FormatInt(off, 10)
+	}
+	seen[key] = true
+	if fn.Offset >= 0 {
+		at = fn.Offset
+	}
+	return b.g.node("javascript-function", b.localKey("javascript-function", key), label, props, b.at(a, at))
 }
 
 // --- bundles and source maps ---

@@ -946,6 +946,9 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 		if rel, _ := ipcRole(c); rel != "" && callOffset(c) >= 0 {
 			offs = append(offs, callOffset(c))
 		}
+		if rel, _ := ipcRole(c); rel == "handles" && len(c.Args) > 1 && c.Args[1].Kind == ports.JSValFunction && c.Args[1].Offset >= 0 {
+			offs = append(offs, c.Args[1].Offset) // the handler's node (ipcHandler)
+		}
 		if _, _, ok := endpointTarget(c); !ok && !sitedCall(c) {
 			continue
 		}

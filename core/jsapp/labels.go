@@ -74,6 +74,10 @@ func humanLabel(ix *appIndex, n *Node) string {
 		return s
 	case "ipc-channel":
 		return "ipc " + n.propString("channel")
+	case "javascript-function":
+		// An IPC handler (ipcHandler): by its name, else by the call
+		// that registers it, in its file.
+		return "function " + n.label() + " in " + n.propString("path")
 	case "native-export":
 		return pathBase(n.propString("addon")) + "#" + n.propString("export")
 	case "storage":
