@@ -380,6 +380,10 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 		return
 	}
 	var types []dwarf.Offset
+	// consts marks the parameters a specialized copy (gcc's
+	// name.constprop.0) has as a constant (DW_AT_const_value): the copy
+	// takes no argument for them, and the others take the places left.
+	var consts []bool
 	for depth, n := 0, 0; n < 4096; n++ {
 		c, err := r.Next()
 		if err != nil || c == nil || (c.Tag == 0 && depth == 0) {
@@ -392,6 +396,7 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 		if result, _ := dwarfVal(d, c, dwarf.AttrVarParam).(bool); depth == 0 && c.Tag == dwarf.TagFormalParameter && !(result && goABI) {
 			t, _ := dwarfVal(d, c, dwarf.AttrType).(dwarf.Offset)
 			types = append(types, t)
+			consts = append(consts, c.Val(dwarf.AttrConstValue) != nil)
 		}
 		if c.Children {
 			depth++
@@ -403,7 +408,7 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 	}
 	if sig.CallingConvention == "cdecl" {
 		ret, _ := dwarfVal(d, fn, dwarf.AttrType).(dwarf.Offset)
-		locateCdecl(sig, d, ret, types)
+		locateCdecl(sig, d, ret, types, consts)
 		return
 	}
 	shift := 0
@@ -441,17 +446,23 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 		sig.Parameters[i].Location = fmt.Sprintf(stackName, stackOff)
 		stackOff += 8
 	}
-	ni, nf := 0, 0
+	ni, nf, passed := 0, 0, 0
 	for i := range sig.Parameters {
 		if i >= len(types) {
 			return
 		}
+		if consts[i] {
+			sig.Parameters[i].Location = "none" // a constant in this copy, passed nowhere
+			continue
+		}
+		pos := passed // the position among the arguments passed
+		passed++
 		c := class(d, sig.Parameters[i].Type, types[i])
 		if c == 0 && sig.CallingConvention == "aapcs64" && quadFloat(d, types[i]) {
 			c = 'f' // a long double: a binary128 in a v register
 		}
 		if positional {
-			switch slot := i + shift; {
+			switch slot := pos + shift; {
 			case slot >= len(ints):
 				sig.Parameters[i].Location = fmt.Sprintf(stackName, 8+8*slot)
 			case c == 'i':
@@ -489,7 +500,7 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 // union result leaves them all "stack": its hidden pointer comes first only
 // under some compiler options. One of unknown size leaves it and the rest
 // "stack", and a value over 16 bytes is "stack" itself.
-func locateCdecl(sig *ports.Signature, d *dwarf.Data, ret dwarf.Offset, types []dwarf.Offset) {
+func locateCdecl(sig *ports.Signature, d *dwarf.Data, ret dwarf.Offset, types []dwarf.Offset, consts []bool) {
 	if ret != 0 && aggregate(d, ret) {
 		return
 	}
@@ -497,6 +508,10 @@ func locateCdecl(sig *ports.Signature, d *dwarf.Data, ret dwarf.Offset, types []
 	for i := range sig.Parameters {
 		if i >= len(types) {
 			return
+		}
+		if consts[i] {
+			sig.Parameters[i].Location = "none" // a constant in a specialized copy (locate)
+			continue
 		}
 		t, err := d.Type(types[i])
 		if err != nil || t == nil || t.Size() <= 0 || t.Size() > 1<<20 {

@@ -76,14 +76,15 @@ const (
 	spAddReg             // sp += n * reg, reg holding a known constant (AArch64's "mov x12, #0x1390; sub sp, sp, x12")
 	spAlign              // sp &= n ("and esp, -16")
 	spAlloc              // sp -= reg or sp = reg, reg's value unknown (a VLA's "sub esp, eax", "mov rsp, r11"); n is the instruction's address
-	spCopy               // reg = from + n, sp unchanged (AArch64's "mov x20, sp"; "mov x19, x0" when x0 holds a copy)
+	spCopy               // reg = from + n, sp unchanged (AArch64's "mov x20, sp", x86-64's "mov rbx, rsp"; "mov x19, x0" when x0 holds a copy)
 )
 
 // spSaved is a register holding a copy of the stack pointer (plus off):
 // the pointer's heights when the copy was taken, so that moving the
 // register back into it (gcc's AArch64 "mov x20, sp" before a VLA's
-// allocation, "mov sp, x20" at its scope's end) restores them rather than
-// starting a base of unknown height.
+// allocation, "mov sp, x20" at its scope's end; x86-64's "mov rbx, rsp",
+// "mov rsp, rbx") restores them rather than starting a base of unknown
+// height.
 type spSaved struct {
 	reg     string // "" for none
 	sp, asp int64

@@ -276,3 +276,67 @@ func TestValueFlowAArch64RestoreFromCopy(t *testing.T) {
 		})
 	}
 }
+
+// gcc for x86-64 copies the stack pointer in the same loop ("mov rbx,
+// rsp" at -O2, "mov r12, rsp" at -O1), allocates ("sub rsp, rax") and
+// moves the copy back at the iteration's end ("mov rsp, rbx"); after the
+// loop it pushes ten's four stack arguments. The move back gives back the
+// height the copy was taken at, so the pushes write words at a known
+// height, which the call uses. Before, the move back started a base of
+// its own (spAlloc), the join with the path around the loop lost the
+// height, and the call used no stack word.
+func TestValueFlowX86RestoreFromCopy(t *testing.T) {
+	needToolPkg(t, "gcc", "gcc")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "loop.c")
+	if err := os.WriteFile(src, []byte(loopRestoreSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, opt := range []string{"-O2", "-O1"} {
+		t.Run(opt, func(t *testing.T) {
+			exe := filepath.Join(dir, "loop"+opt)
+			if b, err := exec.Command("gcc", "-g", opt, "-o", exe, src).CombinedOutput(); err != nil {
+				t.Fatalf("gcc: %v\n%s", err, b)
+			}
+			a := openNative(t, exe)
+			vf := valueFlow(t, a, "looped")
+			texts := instructionTexts(t, a, "looped")
+			var restore uint64
+			for _, op := range vf.Operations {
+				if text := texts[op.Address]; strings.HasPrefix(text, "mov rsp, r") && text != "mov rsp, rbp" {
+					restore = op.Address
+				}
+			}
+			if restore == 0 {
+				t.Fatalf("looped moves no register but rbp into rsp: %v", texts)
+			}
+			ten := procedureNamed(t, a, "ten").Address
+			var call *ports.ValueFlowOperation
+			for _, e := range vf.Effects {
+				if e.Kind == ports.EffectCall && e.HasTarget && e.Target == ten {
+					i := slices.IndexFunc(vf.Operations, func(op ports.ValueFlowOperation) bool { return op.Address == e.Address })
+					call = &vf.Operations[i]
+				}
+			}
+			if call == nil {
+				t.Fatal("looped calls ten nowhere")
+			}
+			var words []string
+			for _, u := range call.Uses {
+				if strings.HasPrefix(u, "[rsp") {
+					words = append(words, u)
+				}
+			}
+			if len(words) != 4 {
+				t.Fatalf("the call of ten at %#x uses stack words %v (all uses %v), want four at a known height", call.Address, words, call.Uses)
+			}
+			for _, w := range words {
+				if !slices.ContainsFunc(vf.DefUses, func(du ports.DefUse) bool {
+					return du.Use == call.Address && du.Location == w && du.Def > restore && du.Def < call.Address
+				}) {
+					t.Errorf("nothing between %#x and the call at %#x writes %s", restore, call.Address, w)
+				}
+			}
+		})
+	}
+}

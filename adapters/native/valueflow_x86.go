@@ -459,8 +459,13 @@ func x86StackOp(inst x86asm.Inst, args []x86asm.Arg, mode int) stackOp {
 		return stackOp{fp: fpFromSP}
 	case op == x86asm.MOV && len(args) == 2 && isSP(args[0]):
 		if r, ok := args[1].(x86asm.Reg); ok && !isSP(r) {
-			return stackOp{sp: spAlloc, reg: strings.ToLower(r.String())} // mov rsp, r11: clang's VLA or alloca
+			return stackOp{sp: spAlloc, reg: strings.ToLower(r.String())} // mov rsp, r11: clang's VLA or alloca; gcc's restore at a VLA's scope end
 		}
+	case op == x86asm.MOV && len(args) == 2 && isWordReg(args[0], mode) && isWordReg(args[1], mode) && !isSP(args[0]) && !isFP(args[0]) && !isFP(args[1]):
+		// mov rbx, rsp: a copy of the stack pointer (gcc's before a VLA's
+		// allocation, moved back at its scope's end); mov r12, rbx: the
+		// copy moves on when rbx holds one (valueflow_stack.go).
+		return stackOp{sp: spCopy, reg: strings.ToLower(args[0].String()), from: strings.ToLower(args[1].String())}
 	case op == x86asm.LEA && len(args) == 2:
 		m, ok := args[1].(x86asm.Mem)
 		if !ok || m.Index != 0 || m.Segment != 0 {
@@ -476,6 +481,16 @@ func x86StackOp(inst x86asm.Inst, args []x86asm.Arg, mode int) stackOp {
 		}
 	}
 	return stackOp{}
+}
+
+// isWordReg reports whether a is a general register of the mode's full
+// width (rax to r15, or eax to edi in 32-bit code).
+func isWordReg(a x86asm.Arg, mode int) bool {
+	r, ok := a.(x86asm.Reg)
+	if mode == 32 {
+		return ok && r >= x86asm.EAX && r <= x86asm.EDI
+	}
+	return ok && r >= x86asm.RAX && r <= x86asm.R15
 }
 
 // isFMA reports whether a VEX operation is a fused multiply-add, whose
