@@ -214,79 +214,34 @@ __attribute__((noipa)) int looped(int n, int k) {
 int main(int argc, char **argv) { return looped(argc, 3); }
 `
 
-// The restore of a copy of AArch64's stack pointer ("mov x20, sp" ...
-// "mov sp, x20") gives back the height the copy was taken at, so that
-// after a loop of variable-length arrays the height is the one the path
-// around the loop has: the stores of ten's stack arguments after it write
-// words at a known height, which the call uses. Before, the restore
-// started a base of its own (spAlloc), the join of it with the path
-// around the loop lost the height, and the call used no stack word.
+// A restore of a copy of the stack pointer gives back the height the copy
+// was taken at, so that after a loop of variable-length arrays the height
+// is the one the path around the loop has: the writes of ten's stack
+// arguments after it are words at a known height, which the call uses.
+// Before, the restore started a base of its own (spAlloc), the join of it
+// with the path around the loop lost the height, and the call used no
+// stack word.
+//
+// AArch64: "mov x20, sp" ... "mov sp, x20"; the stores of two stack words.
 func TestValueFlowAArch64RestoreFromCopy(t *testing.T) {
-	needToolPkg(t, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu")
-	dir := t.TempDir()
-	src := filepath.Join(dir, "loop.c")
-	if err := os.WriteFile(src, []byte(loopRestoreSource), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, opt := range []string{"-O2", "-O1"} {
-		t.Run(opt, func(t *testing.T) {
-			exe := filepath.Join(dir, "loop"+opt)
-			if b, err := exec.Command("aarch64-linux-gnu-gcc", "-g", opt, "-o", exe, src).CombinedOutput(); err != nil {
-				t.Fatalf("aarch64-linux-gnu-gcc: %v\n%s", err, b)
-			}
-			a := openNative(t, exe)
-			vf := valueFlow(t, a, "looped")
-			texts := instructionTexts(t, a, "looped")
-			var restore uint64
-			for _, op := range vf.Operations {
-				if text := texts[op.Address]; strings.HasPrefix(text, "mov sp, x") && text != "mov sp, x29" {
-					restore = op.Address
-				}
-			}
-			if restore == 0 {
-				t.Fatalf("looped moves no register but x29 into sp: %v", texts)
-			}
-			ten := procedureNamed(t, a, "ten").Address
-			var call *ports.ValueFlowOperation
-			for _, e := range vf.Effects {
-				if e.Kind == ports.EffectCall && e.HasTarget && e.Target == ten {
-					i := slices.IndexFunc(vf.Operations, func(op ports.ValueFlowOperation) bool { return op.Address == e.Address })
-					call = &vf.Operations[i]
-				}
-			}
-			if call == nil {
-				t.Fatal("looped calls ten nowhere")
-			}
-			var words []string
-			for _, u := range call.Uses {
-				if strings.HasPrefix(u, "[sp-") {
-					words = append(words, u)
-				}
-			}
-			if len(words) != 2 {
-				t.Fatalf("the call of ten at %#x uses stack words %v, want two at a known height", call.Address, words)
-			}
-			for _, w := range words {
-				if !slices.ContainsFunc(vf.DefUses, func(du ports.DefUse) bool {
-					return du.Use == call.Address && du.Location == w && du.Def > restore && du.Def < call.Address
-				}) {
-					t.Errorf("nothing between %#x and the call at %#x writes %s", restore, call.Address, w)
-				}
-			}
-		})
-	}
+	restoreFromCopy(t, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", "mov sp, x", "mov sp, x29", "[sp-", 2)
 }
 
-// gcc for x86-64 copies the stack pointer in the same loop ("mov rbx,
-// rsp" at -O2, "mov r12, rsp" at -O1), allocates ("sub rsp, rax") and
-// moves the copy back at the iteration's end ("mov rsp, rbx"); after the
-// loop it pushes ten's four stack arguments. The move back gives back the
-// height the copy was taken at, so the pushes write words at a known
-// height, which the call uses. Before, the move back started a base of
-// its own (spAlloc), the join with the path around the loop lost the
-// height, and the call used no stack word.
+// x86-64: gcc copies the stack pointer in the same loop ("mov rbx, rsp" at
+// -O2, "mov r12, rsp" at -O1), allocates ("sub rsp, rax") and moves the
+// copy back at the iteration's end; after the loop it pushes ten's four
+// stack arguments.
 func TestValueFlowX86RestoreFromCopy(t *testing.T) {
-	needToolPkg(t, "gcc", "gcc")
+	restoreFromCopy(t, "gcc", "gcc", "mov rsp, r", "mov rsp, rbp", "[rsp", 4)
+}
+
+// restoreFromCopy builds loopRestoreSource with cc at -O2 and -O1 and
+// checks that the call of ten after the loop uses words (stack uses with
+// prefix word) each written between the restore (an instruction starting
+// with restore, not frame) and the call.
+func restoreFromCopy(t *testing.T, cc, pkg, restore, frame, word string, words int) {
+	t.Helper()
+	needToolPkg(t, cc, pkg)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "loop.c")
 	if err := os.WriteFile(src, []byte(loopRestoreSource), 0o644); err != nil {
@@ -295,20 +250,20 @@ func TestValueFlowX86RestoreFromCopy(t *testing.T) {
 	for _, opt := range []string{"-O2", "-O1"} {
 		t.Run(opt, func(t *testing.T) {
 			exe := filepath.Join(dir, "loop"+opt)
-			if b, err := exec.Command("gcc", "-g", opt, "-o", exe, src).CombinedOutput(); err != nil {
-				t.Fatalf("gcc: %v\n%s", err, b)
+			if b, err := exec.Command(cc, "-g", opt, "-o", exe, src).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", cc, err, b)
 			}
 			a := openNative(t, exe)
 			vf := valueFlow(t, a, "looped")
 			texts := instructionTexts(t, a, "looped")
-			var restore uint64
+			var at uint64
 			for _, op := range vf.Operations {
-				if text := texts[op.Address]; strings.HasPrefix(text, "mov rsp, r") && text != "mov rsp, rbp" {
-					restore = op.Address
+				if text := texts[op.Address]; strings.HasPrefix(text, restore) && text != frame {
+					at = op.Address
 				}
 			}
-			if restore == 0 {
-				t.Fatalf("looped moves no register but rbp into rsp: %v", texts)
+			if at == 0 {
+				t.Fatalf("looped has no %q but %q: %v", restore, frame, texts)
 			}
 			ten := procedureNamed(t, a, "ten").Address
 			var call *ports.ValueFlowOperation
@@ -321,20 +276,20 @@ func TestValueFlowX86RestoreFromCopy(t *testing.T) {
 			if call == nil {
 				t.Fatal("looped calls ten nowhere")
 			}
-			var words []string
+			var used []string
 			for _, u := range call.Uses {
-				if strings.HasPrefix(u, "[rsp") {
-					words = append(words, u)
+				if strings.HasPrefix(u, word) {
+					used = append(used, u)
 				}
 			}
-			if len(words) != 4 {
-				t.Fatalf("the call of ten at %#x uses stack words %v (all uses %v), want four at a known height", call.Address, words, call.Uses)
+			if len(used) != words {
+				t.Fatalf("the call of ten at %#x uses stack words %v (all uses %v), want %d at a known height", call.Address, used, call.Uses, words)
 			}
-			for _, w := range words {
+			for _, w := range used {
 				if !slices.ContainsFunc(vf.DefUses, func(du ports.DefUse) bool {
-					return du.Use == call.Address && du.Location == w && du.Def > restore && du.Def < call.Address
+					return du.Use == call.Address && du.Location == w && du.Def > at && du.Def < call.Address
 				}) {
-					t.Errorf("nothing between %#x and the call at %#x writes %s", restore, call.Address, w)
+					t.Errorf("nothing between %#x and the call at %#x writes %s", at, call.Address, w)
 				}
 			}
 		})
