@@ -135,19 +135,7 @@ func TestDuplicateExportFactsAreOneRelation(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.js"), []byte("module.exports = function (x) {}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: dupExportEngine{}, observe: func(string) {}}
-	out, err := analyzeJSApp(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := core.CanonicalJSON(out.result)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := decodeApp(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := analyzedWith(t, dir, dupExportEngine{})
 	count := map[string]int{}
 	for _, r := range res.Semantic.Relations {
 		if r["relation"] == "exports" {

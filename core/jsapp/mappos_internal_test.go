@@ -203,20 +203,7 @@ func TestBundledModuleWorkerHasItsPosition(t *testing.T) {
 		Imports:   []ports.JSImport{{Kind: ports.JSWorker, Specifier: "./worker.js", Offset: int64(off), InModule: 0}},
 		SourceMap: &ports.JSSourceMapRef{URL: "bundle.js.map", Offset: int64(strings.Index(bundle, "//# sourceMappingURL"))},
 	}
-	req := jsappRequest{op: "analyze_javascript_application", path: app, given: app, format: "directory", policy: "fail",
-		engine: bundleEngine{path: "bundle.js", facts: facts}, observe: func(string) {}}
-	out, err := analyzeJSApp(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := core.CanonicalJSON(out.result)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := decodeApp(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := analyzedWith(t, app, bundleEngine{path: "bundle.js", facts: facts})
 	var found bool
 	for _, r := range res.Semantic.Relations {
 		if r["relation"] != ports.JSWorker {

@@ -20,8 +20,14 @@ func analyzeOne(t *testing.T, files map[string]string, path string, facts ports.
 			t.Fatal(err)
 		}
 	}
-	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail",
-		engine: bundleEngine{path: path, facts: facts}, observe: func(string) {}}
+	return analyzedWith(t, dir, bundleEngine{path: path, facts: facts})
+}
+
+// analyzedWith analyzes the directory dir with engine and decodes the
+// canonical result, as a client reads it.
+func analyzedWith(t *testing.T, dir string, engine ports.JavaScriptEngine) *appResult {
+	t.Helper()
+	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: engine, observe: func(string) {}}
 	out, err := analyzeJSApp(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
