@@ -395,8 +395,8 @@ func issuesOf(ve *jsonschema.ValidationError, v any, root *jsonschema.Schema) []
 				return cmp.Or(cmp.Compare(miss[a], miss[b]), cmp.Compare(n(a), n(b)))
 			})
 		}
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
+		if len(e.Causes) > 0 { // the validator checks properties in map order: by location, so the issues keep one order
+			for _, c := range slices.SortedStableFunc(slices.Values(e.Causes), func(a, b *jsonschema.ValidationError) int { return slices.Compare(a.InstanceLocation, b.InstanceLocation) }) {
 				walk(c, at)
 			}
 			return
@@ -404,6 +404,8 @@ func issuesOf(ve *jsonschema.ValidationError, v any, root *jsonschema.Schema) []
 		if _, ok := e.ErrorKind.(*kind.Const); ok && enums[fmt.Sprint(e.InstanceLocation)] != nil {
 			c := *e
 			c.ErrorKind, e = enums[fmt.Sprint(e.InstanceLocation)], &c
+			out = append(issuesFor(e, v, root), out...) // first: the kind decides what the rest mean
+			return
 		}
 		out = append(out, issuesFor(e, v, root)...)
 	}

@@ -150,6 +150,27 @@ func TestDefaultsApplied(t *testing.T) {
 	is.Equal(args["limit"], json.Number("100"))
 }
 
+// TestIssuesKeepOneOrder: the validator checks an object's properties in
+// map order; the same wrong arguments are told their issues in one order.
+func TestIssuesKeepOneOrder(t *testing.T) {
+	is := is.New(t)
+	c := catalog(t)
+	op, _ := c.Lookup("list_procedures")
+	issues := func() []any {
+		_, err := c.Validate(op, json.RawMessage(`{"document":"","limit":0,"offset":-1}`))
+		var paths []any
+		for _, iss := range core.AsError(op.Name, err).Details["issues"].([]core.Issue) {
+			paths = append(paths, iss.Path...)
+		}
+		return paths
+	}
+	first := issues()
+	is.Equal(first, []any{"document", "limit", "offset"})
+	for range 32 {
+		is.Equal(issues(), first)
+	}
+}
+
 func TestAnnotationsFromEffects(t *testing.T) {
 	is := is.New(t)
 	a := core.Effects{MutatesSession: true, Idempotent: true}.Annotations()
@@ -337,6 +358,10 @@ func TestDiscriminatorListsEveryBranch(t *testing.T) {
 			is.True(strings.Contains(ce.Message, "one of 'summary', 'facet'") || strings.Contains(ce.Message, "one of 'retained-evidence', 'inline'")) // the MCP message lists them too
 			for _, iss := range issues[1:] {
 				is.True(!equalPath(iss.Path, tc.path)) // and no branch's single const
+			}
+			for range 32 { // the validator walks properties in map order; the issues keep one order
+				_, again := c.Validate(op, json.RawMessage(tc.args))
+				is.Equal(core.AsError(op.Name, again).Details["issues"], ce.Details["issues"])
 			}
 		})
 	}
