@@ -342,27 +342,6 @@ func (c *Catalog) validate(op *Operation, raw json.RawMessage) (map[string]any, 
 	return m, nil
 }
 
-// applyDefaults fills absent top-level properties that declare a default, so
-// Evidence parameters record the effective inputs.
-func applyDefaults(schema json.RawMessage, args map[string]any) {
-	var s struct {
-		Properties map[string]struct {
-			Default json.RawMessage `json:"default"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
-		return
-	}
-	for name, p := range s.Properties {
-		if _, set := args[name]; set || len(p.Default) == 0 {
-			continue
-		}
-		if v, err := decodeJSON(p.Default); err == nil {
-			args[name] = v
-		}
-	}
-}
-
 // issuesOf flattens a validation error tree about v, validated against
 // root, into input issues.
 func issuesOf(ve *jsonschema.ValidationError, v any, root *jsonschema.Schema) []Issue {
@@ -396,7 +375,10 @@ func issuesOf(ve *jsonschema.ValidationError, v any, root *jsonschema.Schema) []
 			})
 		}
 		if len(e.Causes) > 0 { // the validator checks properties in map order: by location, so the issues keep one order
-			for _, c := range slices.SortedStableFunc(slices.Values(e.Causes), func(a, b *jsonschema.ValidationError) int { return slices.Compare(a.InstanceLocation, b.InstanceLocation) }) {
+			slices.SortStableFunc(e.Causes, func(a, b *jsonschema.ValidationError) int {
+				return slices.Compare(a.InstanceLocation, b.InstanceLocation)
+			})
+			for _, c := range e.Causes {
 				walk(c, at)
 			}
 			return

@@ -67,11 +67,22 @@ func Input[T any](c *Call) (T, error) {
 }
 
 // inputDefaults is a JSON object of the input schema's top-level defaults,
-// built once.
+// built once, so Evidence parameters record the effective inputs.
 func (o *Operation) inputDefaults() []byte {
 	o.defaultsOnce.Do(func() {
-		m := map[string]any{}
-		applyDefaults(o.Input, m)
+		var s struct {
+			Properties map[string]struct {
+				Default json.RawMessage `json:"default"`
+			} `json:"properties"`
+		}
+		m := map[string]json.RawMessage{}
+		if json.Unmarshal(o.Input, &s) == nil {
+			for name, p := range s.Properties {
+				if len(p.Default) > 0 {
+					m[name] = p.Default
+				}
+			}
+		}
 		o.defaults, _ = json.Marshal(m)
 	})
 	return o.defaults
