@@ -256,8 +256,21 @@ func partialObservation(ce *ports.CaptureError) map[string]any {
 		out["capture"] = captureResultOf(ce.Partial)
 		out["cleanup"] = cleanupOf(ce.Partial.Cleanup)
 		out["signal_attempts"] = signalAttempts(ce.Partial.SignalAttempts, ce.Partial.StartedAt)
+		out["limitations"] = partialLimitations("it is not retained as Evidence (a concise call retains it)", ce.Partial)
 	}
 	return out
+}
+
+// partialLimitations are the limitations of a failed capture's partial
+// observation carried whole in the error: that it is whole and inline
+// (why: unretained), then what the capture did not observe (its coverage
+// notes, as a capture's limitations are).
+func partialLimitations(unretained string, pc *ports.ProcessCapture) []string {
+	lim := []string{"This is the failed capture's complete partial observation, inline: " + unretained + "."}
+	for _, n := range pc.Coverage {
+		lim = append(lim, n.Scope+": "+n.Reason)
+	}
+	return lim
 }
 
 func ms(t, start time.Time) int64 {

@@ -321,6 +321,14 @@ func concisePartial(c *core.Call, err error, pc *ports.ProcessCapture) {
 	obs.Limitations = append([]string{fmt.Sprintf("This capture failed (%s: %s); this record is its partial observation.", e.Code, e.Message)}, obs.Limitations...)
 	parent, serr := c.RetainComplete(obs)
 	if serr != nil {
+		// Unsealed (an executable never read has no digest to name it
+		// by) or unretained (a full ledger): the complete record stays,
+		// and its limitations say why.
+		why := serr.Error()
+		if pc.Executable.SelectedSHA256 == "" {
+			why = "the executable was never read, so no digest names it"
+		}
+		po["limitations"] = partialLimitations("it could not be retained as Evidence ("+why+"), so nothing is cut and no parent_evidence_id names it", pc)
 		return
 	}
 	page, listed := conciseCapture(full)

@@ -243,3 +243,33 @@ func TestCapturedFinalScreenDigest(t *testing.T) {
 		is.Equal(*r.Manifest.FinalScreenSHA256, strings.Repeat("cd", 32))
 	}
 }
+
+// A launch whose executable was never read (it was missing when the engine
+// came to hash it: no digest) cannot be sealed as Evidence, so its
+// complete partial observation stays in the error. It still says what was
+// not observed, in limitations, as every other failure's partial
+// observation does: that the record is complete and not retained, and why
+// nothing else was observed. Before, the complete record came with no
+// limitation at all.
+func TestUnreadExecutableSaysWhatWasNotObserved(t *testing.T) {
+	s := session(t, unlaunchedCapturer{})
+	for _, detail := range []string{"concise", "complete"} {
+		is := is.New(t)
+		raw, _ := json.Marshal(map[string]any{"executable": "/tmp/x.sh", "detail": detail})
+		_, err := s.Call(context.Background(), "capture_process_scenario", raw, nil)
+		var ce *core.Error
+		is.True(errors.As(err, &ce))
+		po := ce.Details["partial_observation"].(map[string]any)
+		page := po["capture"].(*process.CaptureProcessScenarioResult)
+		is.Equal(page.ParentEvidenceID, "") // nothing was retained
+		lims, _ := po["limitations"].([]string)
+		is.True(len(lims) >= 2)
+		t.Logf("%s: %q", detail, lims[0])
+		is.True(strings.HasPrefix(lims[0], "This is the failed capture's complete partial observation, inline"))
+		said := false
+		for _, l := range lims {
+			said = said || strings.HasPrefix(l, "process: the program was not launched")
+		}
+		is.True(said)
+	}
+}
