@@ -180,19 +180,30 @@ func firstUnmatched(li, ri, lc, rc []map[string]any) (index int, a, b map[string
 // /tmp/a.txt or /tmp/b.txt, or /tmp/output.txt or /tmp/result.txt, still
 // differs; a drawn name of six small letters, which looks like a word, is
 // paired across the two captures instead (pairTempNames).
+//
+// A stem whose last six characters are digits loses its whole run of
+// trailing digits instead: Go's os.CreateTemp and os.MkdirTemp draw a
+// decimal number of 1 to 10 digits (go-build3917265310, app-48213307), so
+// the digits before the last six differ from run to run too.
 func tempNames(s string) string {
-	return eachTempName(s, func(stem, rest string) string {
-		if len(stem) >= 6 && mkstempTail(stem) {
-			return stem[:len(stem)-6] + "XXXXXX" + rest
+	return eachTempName(s, func(_, stem, rest string) string {
+		if len(stem) < 6 || !mkstempTail(stem) {
+			return stem + rest
 		}
-		return stem + rest
+		cut := len(stem) - 6
+		if strings.IndexFunc(stem[cut:], func(r rune) bool { return r < '0' || r > '9' }) < 0 {
+			for cut > 0 && '0' <= stem[cut-1] && stem[cut-1] <= '9' {
+				cut--
+			}
+		}
+		return stem[:cut] + "XXXXXX" + rest
 	})
 }
 
 // eachTempName rewrites each name of a file directly in a temporary
-// directory in s with f, given the name's stem (before its first '.') and
-// the rest.
-func eachTempName(s string, f func(stem, rest string) string) string {
+// directory in s with f, given the directory, the name's stem (before its
+// first '.') and the rest.
+func eachTempName(s string, f func(dir, stem, rest string) string) string {
 	if !strings.Contains(s, "/") {
 		return s
 	}
@@ -221,7 +232,7 @@ func eachTempName(s string, f func(stem, rest string) string) string {
 		if k := strings.IndexByte(name, '.'); k >= 0 {
 			stem = name[:k]
 		}
-		b.WriteString(f(stem, name[len(stem):]))
+		b.WriteString(f(dir, stem, name[len(stem):]))
 		i = j
 	}
 	return b.String()
@@ -235,22 +246,27 @@ func eachTempName(s string, f func(stem, rest string) string) string {
 // side shows the program draws the name there, so the other's six small
 // letters are a draw too. A pair must be unambiguous: each the other's
 // only such partner. Both are then written with XXXXXX and the lists
-// sorted again. Two words (/tmp/output.txt, /tmp/result.txt) never pair,
-// nor do two draws of small letters only (about one pair in 33,000).
+// sorted again. Two words (/tmp/output.txt, /tmp/result.txt) never pair.
+// Two draws of small letters only (about one pair in 33,000) pair when
+// another name at the same place (directory, the stem before its six
+// drawn characters, and what follows them) in either capture is plainly
+// mkstemp's: the program draws names there.
 func pairTempNames(l, r []map[string]any) ([]map[string]any, []map[string]any) {
+	type tail struct{ drawn, place string }
 	type loose struct {
 		key   string
-		tails []string
+		tails []tail
 	}
-	looseOf := func(it map[string]any) (map[string]any, loose) {
-		var tails []string
+	// places calls f with each six-character tail of a temporary name in
+	// its commands and the place it is at: the directory, the stem
+	// before the tail, and the rest.
+	places := func(it map[string]any, f func(stem, rest string, t tail) string) map[string]any {
 		rewrite := func(s string) string {
-			return eachTempName(s, func(stem, rest string) string {
+			return eachTempName(s, func(dir, stem, rest string) string {
 				if len(stem) < 6 || strings.IndexFunc(stem[len(stem)-6:], func(r rune) bool { return !isAlnum(r) }) >= 0 {
 					return stem + rest
 				}
-				tails = append(tails, stem[len(stem)-6:])
-				return stem[:len(stem)-6] + "XXXXXX" + rest
+				return f(stem, rest, tail{stem[len(stem)-6:], dir + stem[:len(stem)-6] + "\x00" + rest})
 			})
 		}
 		c := make(map[string]any, len(it))
@@ -269,14 +285,33 @@ func pairTempNames(l, r []map[string]any) ([]map[string]any, []map[string]any) {
 				c[k] = ps
 			}
 		}
+		return c
+	}
+	drawnAt := map[string]bool{}
+	for _, side := range [][]map[string]any{l, r} {
+		for _, it := range side {
+			places(it, func(stem, rest string, t tail) string {
+				if t.drawn == "XXXXXX" {
+					drawnAt[t.place] = true
+				}
+				return stem + rest
+			})
+		}
+	}
+	looseOf := func(it map[string]any) (map[string]any, loose) {
+		var tails []tail
+		c := places(it, func(stem, rest string, t tail) string {
+			tails = append(tails, t)
+			return stem[:len(stem)-6] + "XXXXXX" + rest
+		})
 		return c, loose{canon(withoutKeys(c, "id")), tails}
 	}
-	compatible := func(a, b []string) bool {
+	compatible := func(a, b []tail) bool {
 		if len(a) != len(b) {
 			return false
 		}
 		for i := range a {
-			if a[i] != b[i] && a[i] != "XXXXXX" && b[i] != "XXXXXX" {
+			if a[i].drawn != b[i].drawn && a[i].drawn != "XXXXXX" && b[i].drawn != "XXXXXX" && !drawnAt[a[i].place] {
 				return false
 			}
 		}

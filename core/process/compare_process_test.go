@@ -221,7 +221,9 @@ func TestCompareProcessCapturesEachSideMissedAnother(t *testing.T) {
 // with the other capture's name when that one is plainly mkstemp's, in
 // either direction: the other side shows the program draws the name there.
 // Two words, two all-small-letter draws, or a name two processes could
-// pair with, still differ. Before, every such pair was "changed".
+// pair with, still differ. Before, every such pair was "changed", and so
+// were two all-small-letter draws where the program plainly draws names,
+// and two of Go's os.CreateTemp names of different lengths.
 func TestCompareProcessCapturesPairsSmallLetterTempNames(t *testing.T) {
 	tree := func(cmds ...string) []ports.NormalizedProcess {
 		out := []ports.NormalizedProcess{{ID: 1, GroupID: 1, SessionID: 1, Command: "<executable> build"}}
@@ -242,6 +244,17 @@ func TestCompareProcessCapturesPairsSmallLetterTempNames(t *testing.T) {
 		{"two draws of small letters", tree("sort -o /tmp/sortqwerty.txt in"), tree("sort -o /tmp/sortasdfgh.txt in"), "changed"},
 		{"another program", tree("sort -o /tmp/sortqwerty.txt in"), tree("uniq -o /tmp/sortA1b2C3.txt in"), "changed"},
 		{"ambiguous", tree("cat /tmp/fooqwerty", "cat /tmp/fooasdfgh"), tree("cat /tmp/fooA1b2C3", "cat /tmp/barqwerty"), "changed"},
+		// Two draws of small letters pair where another name at the same
+		// place is plainly drawn; in another directory, or after another
+		// stem, it proves nothing.
+		{"two draws of small letters at a drawn place", tree("sort -o /tmp/sortqwerty.txt in", "cat /tmp/sortA1b2C3.txt"),
+			tree("sort -o /tmp/sortasdfgh.txt in", "cat /tmp/sortZ9y8X7.txt"), "unknown"},
+		{"drawn in another directory", tree("sort -o /tmp/sortqwerty.txt in", "cat /var/tmp/sortA1b2C3.txt"),
+			tree("sort -o /tmp/sortasdfgh.txt in", "cat /var/tmp/sortZ9y8X7.txt"), "changed"},
+		{"drawn after another stem", tree("sort -o /tmp/sortqwerty.txt in", "cat /tmp/uniqA1b2C3.txt"),
+			tree("sort -o /tmp/sortasdfgh.txt in", "cat /tmp/uniqZ9y8X7.txt"), "changed"},
+		// Go's os.CreateTemp draws a decimal number of 1 to 10 digits.
+		{"Go's digits", tree("app -o /tmp/app-3917265310.json"), tree("app -o /tmp/app-48213307.json"), "unknown"},
 	}
 	var trees [][]ports.NormalizedProcess
 	for _, c := range cases {

@@ -330,6 +330,11 @@ func TestTempNames(t *testing.T) {
 		"gcc -o /tmp/ccabcdef.s /tmp/tmpqwerty":         "gcc -o /tmp/ccXXXXXX.s /tmp/tmpXXXXXX",
 		"sort -o /tmp/output.txt /tmp/result.txt":       "sort -o /tmp/output.txt /tmp/result.txt",
 		"cp x /dev/shm/data_2Qa9zB":                     "cp x /dev/shm/data_XXXXXX",
+		// Go's os.CreateTemp and os.MkdirTemp: a decimal number of any
+		// length; every trailing digit is drawn.
+		"link -o /tmp/go-build3917265310/b001/exe/a.out":  "link -o /tmp/go-buildXXXXXX/b001/exe/a.out",
+		"app /tmp/app-48213307.json /tmp/app-901234.json": "app /tmp/app-XXXXXX.json /tmp/app-XXXXXX.json",
+		"prog /tmp/v2x123456789":                          "prog /tmp/v2xXXXXXX",
 	} {
 		is.Equal(tempNames(in), want)
 	}
