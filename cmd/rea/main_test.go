@@ -1163,7 +1163,9 @@ func TestServeHTTPStopAnswersCallsInFlight(t *testing.T) {
 		Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: url}, nil)
 	is.NoErr(err)
 	defer cs.Close()
-	marker := fmt.Sprintf("%d", 400000+os.Getpid()%100000) // sleep's argument names the process
+	// sleep's argument names the process: this test's pid, unique among
+	// live processes, so another rea run's capture is never taken for it.
+	marker := fmt.Sprintf("%d", 1_000_000_000+os.Getpid())
 	type answer struct {
 		res *sdk.CallToolResult
 		err error

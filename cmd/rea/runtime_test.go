@@ -143,8 +143,11 @@ func TestLiveBundleResidentInLoadedAsset(t *testing.T) {
 }
 
 // ownedFixtureProcesses lists live processes that carry a supervisor run
-// ID and run the fake Electron of this repository.
-func ownedFixtureProcesses(t *testing.T, marker string) []string {
+// ID, run the fake Electron of this repository and were started by this
+// test: their environment names its own TMPDIR (the Electron launch passes
+// TMPDIR on). Another rea run's fixture, on the same machine at the same
+// time, is not this test's.
+func ownedFixtureProcesses(t *testing.T, marker, tmp string) []string {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		t.Skip("no /proc")
@@ -152,7 +155,7 @@ func ownedFixtureProcesses(t *testing.T, marker string) []string {
 	var out []string
 	for _, e := range ents {
 		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(env, []byte("REA_PROCESS_RUN_ID=")) {
+		if err != nil || !bytes.Contains(env, []byte("REA_PROCESS_RUN_ID=")) || !slices.Contains(strings.Split(string(env), "\x00"), "TMPDIR="+tmp) {
 			continue
 		}
 		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
@@ -191,12 +194,11 @@ func TestElectronFixtureCapturedAndReconciled(t *testing.T) {
 		"actions": []any{map[string]any{"step_id": "open", "kind": "click", "selector": "#open"}}}))
 	is.Equal(scEv.PredicateType, "rea.electron-active-scenario/v1")
 	is.Equal(sc["actions"].([]any)[0].(map[string]any)["status"], "completed")
-	if left := ownedFixtureProcesses(t, "fake-electron"); len(left) > 0 {
+	if left := ownedFixtureProcesses(t, "fake-electron", tmp); len(left) > 0 {
 		t.Errorf("owned processes survive: %v", left)
 	}
-	if m, _ := filepath.Glob("/tmp/rea-electron-*"); len(m) > 0 {
-		t.Errorf("scenario directories survive under /tmp: %v", m)
-	}
+	// The scenario's directories (rea-electron-*) are made under TMPDIR,
+	// this test's own: another rea run's under /tmp are not this test's.
 	if ents, _ := os.ReadDir(tmp); len(ents) > 0 {
 		var names []string
 		for _, e := range ents {
