@@ -19,8 +19,9 @@ const inlinedLimit = 4
 // in each caller it was copied into; or the compiler kept only specialized
 // copies (name.constprop.0, name.isra.0, name.part.0). It is "" when the
 // program has a symbol of that name (something else is wrong) or nothing
-// names it (a typo, or a function of a library not loaded). Unreadable
-// debug information tells nothing; a program is untrusted input.
+// names it but, at most, a declaration (a typo, or a function of a library
+// not loaded). Unreadable debug information tells nothing; a program is
+// untrusted input.
 func inlinedNote(p, name string) (note string) {
 	// Only a refusal's wording rides on this: a reader that breaks on a
 	// malformed file leaves the refusal as it was.
@@ -77,7 +78,8 @@ func list(names []string) string {
 // inlined into (the subprograms holding a DW_TAG_inlined_subroutine whose
 // origin is a subprogram called name), sorted, and whether any subprogram
 // is called name. A subprogram named only through its origin (a concrete
-// copy of an abstract one) takes its origin's name.
+// copy of an abstract one) takes its origin's name. A declaration does not
+// count: the function is defined elsewhere.
 func inlinedCallers(f *elf.File, name string) (callers []string, named bool) {
 	d, err := f.DWARF()
 	if err != nil {
@@ -98,7 +100,10 @@ func inlinedCallers(f *elf.File, name string) (callers []string, named bool) {
 		}
 		if n, ok := e.Val(dwarf.AttrName).(string); ok {
 			names[e.Offset] = n
-			if n == name {
+			// A declaration (a function the program calls but
+			// another object defines, such as a weak reference no
+			// library defined) was neither inlined nor removed.
+			if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); n == name && !decl {
 				target[e.Offset], named = true, true
 			}
 		}

@@ -27,6 +27,22 @@ int main(int argc, char **argv) {
 }
 `
 
+// foldedSource has a static function gcc -O2 inlines into main and folds
+// to a constant: its debug information keeps the function (DW_AT_inline),
+// but no DW_TAG_inlined_subroutine, and it has no symbol.
+const foldedSource = `#include <stdio.h>
+#include <stdlib.h>
+static int helper(int x) { return x * 5 + 2; }
+int main(void) { if (helper(3) != 17) abort(); printf("ok\n"); return 0; }
+`
+
+// weakSource calls a function only through a weak declaration, which no
+// library defines.
+const weakSource = `#include <stdio.h>
+extern int plugin_hook(int) __attribute__((weak));
+int main(void) { if (plugin_hook) printf("%d\n", plugin_hook(1)); else printf("none\n"); return 0; }
+`
+
 // buildSource compiles src, written to a file, with gcc and flags.
 func buildSource(t *testing.T, src, out string, flags ...string) string {
 	t.Helper()
@@ -83,6 +99,32 @@ func TestTraceInlinedStaticFunction(t *testing.T) {
 		msg := refusal(t, plain, "scale")
 		if strings.Contains(msg, "inlined") {
 			t.Errorf("without debug information nothing says scale was inlined: %s", msg)
+		}
+	})
+	// A static function inlined and then folded away (its result is a
+	// constant) leaves debug information naming it as inlined, with no
+	// inlined copy left to name a caller by: the refusal says so and
+	// still advises.
+	t.Run("inlined and folded away", func(t *testing.T) {
+		folded := buildSource(t, foldedSource, "folded", "-O2", "-g")
+		msg := refusal(t, folded, "helper")
+		for _, want := range []string{"helper is neither a procedure", "debug information names it", "inlined it into its caller or removed it", "-fno-inline"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("the refusal does not say %q: %s", want, msg)
+			}
+		}
+		if strings.Contains(msg, "copied into") {
+			t.Errorf("no caller holds a copy of helper: %s", msg)
+		}
+	})
+	// A function the program only declares (a weak reference no library
+	// defined) is in its debug information as a declaration: the compiler
+	// neither inlined nor removed it, so the refusal stays as it was.
+	t.Run("declared only", func(t *testing.T) {
+		weak := buildSource(t, weakSource, "weak", "-O2", "-g")
+		msg := refusal(t, weak, "plugin_hook")
+		if strings.Contains(msg, "inlined") || strings.Contains(msg, "debug information") {
+			t.Errorf("a declared function was not inlined: %s", msg)
 		}
 	})
 	t.Run("unknown name", func(t *testing.T) {
