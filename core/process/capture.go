@@ -170,8 +170,8 @@ func handleCaptureProcessScenario(ctx context.Context, c *core.Call) (any, error
 func captureObservation(pc *ports.ProcessCapture) (*core.Observation, *CaptureProcessScenarioResult) {
 	res := captureResultOf(pc)
 	var lim []string
-	for _, n := range pc.Coverage {
-		lim = append(lim, n.Scope+": "+n.Reason)
+	for _, u := range res.ResidualUnknowns {
+		lim = append(lim, u.Scope+": "+u.Reason)
 	}
 	name := filepath.Base(pc.Executable.Path)
 	sha := pc.Executable.SelectedSHA256
@@ -253,22 +253,23 @@ func partialObservation(ce *ports.CaptureError) map[string]any {
 	}
 	out := map[string]any{"disposition": ce.Disposition, "execution_failure": cause, "capture": nil, "cleanup": nil}
 	if ce.Partial != nil {
-		out["capture"] = captureResultOf(ce.Partial)
+		res := captureResultOf(ce.Partial)
+		out["capture"] = res
 		out["cleanup"] = cleanupOf(ce.Partial.Cleanup)
 		out["signal_attempts"] = signalAttempts(ce.Partial.SignalAttempts, ce.Partial.StartedAt)
-		out["limitations"] = partialLimitations("it is not retained as Evidence (a concise call retains it)", ce.Partial)
+		out["limitations"] = partialLimitations("it is not retained as Evidence (a concise call retains it)", res.ResidualUnknowns)
 	}
 	return out
 }
 
 // partialLimitations are the limitations of a failed capture's partial
 // observation carried whole in the error: that it is whole and inline
-// (why: unretained), then what the capture did not observe (its coverage
-// notes, as a capture's limitations are).
-func partialLimitations(unretained string, pc *ports.ProcessCapture) []string {
+// (why: unretained), then what the capture did not observe (its residual
+// unknowns, as a capture's limitations are).
+func partialLimitations(unretained string, unknowns []CaptureUnknown) []string {
 	lim := []string{"This is the failed capture's complete partial observation, inline: " + unretained + "."}
-	for _, n := range pc.Coverage {
-		lim = append(lim, n.Scope+": "+n.Reason)
+	for _, u := range unknowns {
+		lim = append(lim, u.Scope+": "+u.Reason)
 	}
 	return lim
 }

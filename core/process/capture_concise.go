@@ -328,7 +328,7 @@ func concisePartial(c *core.Call, err error, pc *ports.ProcessCapture) {
 		if pc.Executable.SelectedSHA256 == "" {
 			why = "the executable was never read, so no digest names it"
 		}
-		po["limitations"] = partialLimitations("it could not be retained as Evidence ("+why+"), so nothing is cut and no parent_evidence_id names it", pc)
+		po["limitations"] = partialLimitations("it could not be retained as Evidence ("+why+"), so nothing is cut and no parent_evidence_id names it", full.ResidualUnknowns)
 		return
 	}
 	page, listed := conciseCapture(full)

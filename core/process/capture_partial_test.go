@@ -266,10 +266,12 @@ func TestUnreadExecutableSaysWhatWasNotObserved(t *testing.T) {
 		is.True(len(lims) >= 2)
 		t.Logf("%s: %q", detail, lims[0])
 		is.True(strings.HasPrefix(lims[0], "This is the failed capture's complete partial observation, inline"))
-		said := false
+		var process, terminal bool
 		for _, l := range lims {
-			said = said || strings.HasPrefix(l, "process: the program was not launched")
+			process = process || strings.HasPrefix(l, "process: the program was not launched")
+			terminal = terminal || strings.HasPrefix(l, "terminal: no screen was observed")
 		}
-		is.True(said)
+		is.True(process)
+		is.True(terminal)
 	}
 }
