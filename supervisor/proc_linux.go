@@ -7,11 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -125,15 +125,42 @@ func tokenState(pid int, name, value string) (tokenResult, error) {
 	return tokenMismatch, nil
 }
 
+// readBounded reads at most limit bytes of path (a /proc file): past them it
+// returns the first limit bytes and ErrTooLarge.
+//
+// It reads with plain system calls, not an *os.File: os.Open makes every
+// file it opens non-blocking and tries to register it with the poller (two
+// fcntl calls and an epoll_ctl per file), which a /proc file never needs,
+// and a capture's sampler reads every process's stat at each 50 ms look.
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			break
+		}
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	b := make([]byte, 0, min(limit+1, 1024))
+	for int64(len(b)) <= limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := syscall.Read(fd, b[len(b):min(int64(cap(b)), limit+1)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n <= 0 {
+			break
+		}
+		b = b[:len(b)+n]
 	}
 	if int64(len(b)) > limit {
 		return b[:limit], fmt.Errorf("supervisor: %s: %w (%d bytes)", path, ErrTooLarge, limit)
