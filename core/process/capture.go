@@ -257,7 +257,7 @@ func partialObservation(ce *ports.CaptureError) map[string]any {
 		out["capture"] = res
 		out["cleanup"] = cleanupOf(ce.Partial.Cleanup)
 		out["signal_attempts"] = signalAttempts(ce.Partial.SignalAttempts, ce.Partial.StartedAt)
-		out["limitations"] = partialLimitations("it is not retained as Evidence (a concise call retains it)", res.ResidualUnknowns)
+		out["limitations"] = partialLimitations("it is not retained as Evidence (only a concise call that was not cancelled retains it)", res.ResidualUnknowns)
 	}
 	return out
 }
