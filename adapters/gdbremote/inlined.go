@@ -89,6 +89,7 @@ func inlinedCallers(f *elf.File, name string) (callers []string, named bool) {
 	names := map[dwarf.Offset]string{}
 	origin := map[dwarf.Offset]dwarf.Offset{}
 	target := map[dwarf.Offset]bool{}
+	var defs []dwarf.Offset // the subprograms that are not declarations
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -100,11 +101,8 @@ func inlinedCallers(f *elf.File, name string) (callers []string, named bool) {
 		}
 		if n, ok := e.Val(dwarf.AttrName).(string); ok {
 			names[e.Offset] = n
-			// A declaration (a function the program calls but
-			// another object defines, such as a weak reference no
-			// library defined) was neither inlined nor removed.
-			if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); n == name && !decl {
-				target[e.Offset], named = true, true
+			if n == name {
+				target[e.Offset] = true
 			}
 		}
 		for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
@@ -113,8 +111,11 @@ func inlinedCallers(f *elf.File, name string) (callers []string, named bool) {
 				break
 			}
 		}
+		if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); !decl {
+			defs = append(defs, e.Offset)
+		}
 	}
-	if !named {
+	if len(target) == 0 {
 		return nil, false
 	}
 	nameOf := func(off dwarf.Offset) string {
@@ -142,6 +143,15 @@ func inlinedCallers(f *elf.File, name string) (callers []string, named bool) {
 			off = o
 		}
 		return false
+	}
+	// A declaration alone (a function the program calls but another
+	// object defines, such as a weak reference no library defined) was
+	// neither inlined nor removed: name must be a subprogram the program
+	// defines, or the origin of one (a C++ method's definition names it
+	// through its declaration in the class).
+	named = slices.ContainsFunc(defs, isTarget)
+	if !named {
+		return nil, false
 	}
 	// Second pass: the subprogram enclosing each inlined copy of name.
 	var stack []dwarf.Offset // the enclosing subprograms (0 for other entries with children)

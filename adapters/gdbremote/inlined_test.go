@@ -43,6 +43,19 @@ extern int plugin_hook(int) __attribute__((weak));
 int main(void) { if (plugin_hook) printf("%d\n", plugin_hook(1)); else printf("none\n"); return 0; }
 `
 
+// methodSource has a C++ method (internal: no symbol) g++ -O2 inlines into
+// main.
+const methodSource = `#include <cstdio>
+#include <cstdlib>
+namespace { struct Scaler { int k; int apply(int x); }; }
+int Scaler::apply(int x) { return x * k + 1; }
+int main(int argc, char **argv) {
+	Scaler s{argc > 1 ? atoi(argv[1]) : 3};
+	std::printf("%d\n", s.apply(argc));
+	return 0;
+}
+`
+
 // buildSource compiles src, written to a file, with gcc and flags.
 func buildSource(t *testing.T, src, out string, flags ...string) string {
 	t.Helper()
@@ -125,6 +138,24 @@ func TestTraceInlinedStaticFunction(t *testing.T) {
 		msg := refusal(t, weak, "plugin_hook")
 		if strings.Contains(msg, "inlined") || strings.Contains(msg, "debug information") {
 			t.Errorf("a declared function was not inlined: %s", msg)
+		}
+	})
+	// A C++ method's inlined copies name it through its definition's
+	// DW_AT_specification, a declaration in the class: that declaration
+	// counts when a definition leads to it.
+	t.Run("C++ method", func(t *testing.T) {
+		needTool(t, "g++")
+		dir := t.TempDir()
+		src, method := filepath.Join(dir, "method.cc"), filepath.Join(dir, "method")
+		if err := os.WriteFile(src, []byte(methodSource), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := exec.Command("g++", "-O2", "-g", "-o", method, src).CombinedOutput(); err != nil {
+			t.Fatalf("g++: %v\n%s", err, b)
+		}
+		msg := refusal(t, method, "apply")
+		if !strings.Contains(msg, "copied into main") {
+			t.Errorf("the refusal does not name main, which apply was copied into: %s", msg)
 		}
 	})
 	t.Run("unknown name", func(t *testing.T) {
