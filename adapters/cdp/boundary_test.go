@@ -991,3 +991,58 @@ func TestEndpointWithAPathNamesTheOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestObserveRedirectCarriesItsStatus: a redirect entry said where the hop
+// went but not how (301 moved, 302 found, 307 kept the method...), though
+// Chromium reports the hop's response with it. The entry now carries that
+// status; a hop out of the scope shows neither its URL nor its status.
+func TestObserveRedirectCarriesItsStatus(t *testing.T) {
+	hop := func(id, to string, status int) cdptest.Event {
+		return cdptest.Event{Method: "Network.requestWillBeSent", Params: map[string]any{"requestId": id, "loaderId": id, "frameId": "F1", "type": "Document",
+			"request":          map[string]any{"url": to, "method": "GET", "headers": map[string]any{}},
+			"redirectResponse": map[string]any{"url": "http://app.test/old", "status": status, "mimeType": "text/html", "headers": map[string]any{}}}}
+	}
+	f := cdptest.New(&cdptest.Options{After: map[string][]cdptest.Event{"Page.setLifecycleEventsEnabled": {
+		hop("L1", "http://app.test/moved", 301), hop("L1", "http://app.test/kept", 307), hop("L1", "http://elsewhere.test/", 302)}}})
+	defer f.Close()
+	tl, err := engine().ObserveSession(context.Background(), ports.BrowserObserveRequest{Target: ref(f), ObservationMS: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range tl.Timeline {
+		if ev.Type != "redirect" {
+			continue
+		}
+		s := "null"
+		if ev.HTTPStatus != nil {
+			s = strconv.Itoa(*ev.HTTPStatus)
+		}
+		got = append(got, s)
+	}
+	if want := []string{"301", "307", "null"}; !slices.Equal(got, want) {
+		t.Errorf("redirect statuses %v, want %v", got, want)
+	}
+}
+
+// TestObserveSaysWhenDocumentStatusesWereNotKept: the statuses waiting for
+// their commit are bounded (64); before, one past the bound was dropped
+// without a word, and its commit's null http_status read as "no response
+// observed". The timeline now says how many were not kept.
+func TestObserveSaysWhenDocumentStatusesWereNotKept(t *testing.T) {
+	var events []cdptest.Event
+	for i := range 70 {
+		id := "L" + strconv.Itoa(i)
+		events = append(events, cdptest.Event{Method: "Network.responseReceived", Params: map[string]any{"requestId": id, "loaderId": id, "frameId": "F1",
+			"type": "Document", "timestamp": 1, "response": map[string]any{"url": "http://app.test/", "status": 200, "mimeType": "text/html", "headers": map[string]any{}}}})
+	}
+	f := cdptest.New(&cdptest.Options{After: map[string][]cdptest.Event{"Page.setLifecycleEventsEnabled": events}})
+	defer f.Close()
+	tl, err := engine().ObserveSession(context.Background(), ports.BrowserObserveRequest{Target: ref(f), ObservationMS: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(tl.Limitations, func(l string) bool { return strings.HasPrefix(l, "6 main-document response status(es) were not kept") }) {
+		t.Errorf("no limitation names the 6 statuses not kept: %q", tl.Limitations)
+	}
+}

@@ -272,7 +272,7 @@ func passiveCaptureDefs() js {
 			}, "websockets"), "Network activity observed after attachment only."),
 			"console": jsObj(js{
 				"events": jsArr(jsObj(js{
-					"type": jsStrLen(0, 100), "timestamp": js{"type": "number"}, "argument_types": jsArr(jsStr()),
+					"type": jsStrLen(0, 100), "timestamp": js{"type": "number"}, "argument_types": jsDesc(jsArr(jsStr()), `Each argument's JS type; an exception event has one: "error" for a thrown Error.`),
 					"url": jsNullable(jsStr()), "line": jsLine(), "column": jsColumn(),
 					"text_capture": jsObj(js{
 						"status":         jsEnum("not_approved", "included", "truncated", "unavailable"),
