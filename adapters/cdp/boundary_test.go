@@ -982,7 +982,6 @@ func TestEndpointWithAPathNamesTheOrigin(t *testing.T) {
 		{"http://127.0.0.1:9222/devtools/browser/abc", "the endpoint must have no path: pass http://127.0.0.1:9222"},
 		{"http://localhost:9341/json", "the endpoint must have no path: pass http://127.0.0.1:9341"},
 		{"http://127.0.0.1/json", "the endpoint must have no path: pass http://127.0.0.1:PORT"},
-		{"http://example.test:9341/json", "the endpoint must have no path"},
 	} {
 		_, err := engine().ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: c.endpoint})
 		be, ok := ports.AsBrowserError(err)
@@ -1044,5 +1043,28 @@ func TestObserveSaysWhenDocumentStatusesWereNotKept(t *testing.T) {
 	}
 	if !slices.ContainsFunc(tl.Limitations, func(l string) bool { return strings.HasPrefix(l, "6 main-document response status(es) were not kept") }) {
 		t.Errorf("no limitation names the 6 statuses not kept: %q", tl.Limitations)
+	}
+}
+
+// TestRemoteEndpointNamesEveryProblemAtOnce: an endpoint on another host
+// was refused one problem at a time (the query, then the scheme, then the
+// path, then the host), so an agent needed up to five calls to learn it
+// must forward the port and pass a loopback origin. Every problem now
+// comes in one message, with the origin to pass.
+func TestRemoteEndpointNamesEveryProblemAtOnce(t *testing.T) {
+	for _, c := range []struct{ endpoint, want string }{
+		{"https://user@example.test:9341/json?x=1", "the endpoint must have no query, fragment, backslash or space; must be an http: URL; " +
+			"must not carry userinfo; must have no path; must be on host 127.0.0.1 or [::1], not example.test: pass http://127.0.0.1:9341 " +
+			"(a browser on another machine: forward its debugging port to this one first, e.g. ssh -L 9341:127.0.0.1:9341)"},
+		{"http://example.test:9341/json", "the endpoint must have no path; must be on host 127.0.0.1 or [::1], not example.test: pass http://127.0.0.1:9341 " +
+			"(a browser on another machine: forward its debugging port to this one first, e.g. ssh -L 9341:127.0.0.1:9341)"},
+		{"http://192.168.1.5", "the endpoint needs an explicit port 1..65535; must be on host 127.0.0.1 or [::1], not 192.168.1.5: pass http://127.0.0.1:PORT " +
+			"(a browser on another machine: forward its debugging port to this one first, e.g. ssh -L PORT:127.0.0.1:PORT)"},
+	} {
+		_, err := engine().ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: c.endpoint})
+		be, ok := ports.AsBrowserError(err)
+		if !ok || be.Code != ports.BrowserInvalidRequest || be.Field != "cdp_endpoint" || be.Msg != c.want {
+			t.Errorf("%s: got %v, want invalid_request on cdp_endpoint: %s", c.endpoint, err, c.want)
+		}
 	}
 }
