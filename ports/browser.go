@@ -475,7 +475,10 @@ type BrowserWorker struct {
 	Origin         string
 	Attached       bool
 	OpenerTargetID string
-	ParentFrameID  string
+	// ParentFrameID is the frame the browser names; for a worker it names
+	// none of (Chromium 148) that the page's auto-attach placed, the frame
+	// of the announcing session: the main frame.
+	ParentFrameID string
 }
 
 // BrowserMetadata holds the allowlisted response headers core turns into

@@ -370,7 +370,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 		cap.led.unavailableSection("workers", "Target.getTargets")
 		cap.mu.Unlock()
 	}
-	related, outside, unattributed, err := pageWorkers(ctx, a, ti.TargetInfos, frames, lim.MaxWorkers)
+	related, outside, unattributed, err := pageWorkers(ctx, a, ti.TargetInfos, frames, string(ft.Frame.ID), lim.MaxWorkers)
 	if err != nil {
 		return nil, lostIn(err, "the workers were read (naming them by auto-attach)")
 	}

@@ -285,7 +285,7 @@ func passiveCaptureDefs() js {
 			}),
 			"workers": jsArr(jsObj(js{
 				"target_id": jsStr(), "type": jsStr(), "url": jsStr(), "origin": jsNullable(jsStr()), "attached": jsBool(),
-				"opener_target_id": jsNullable(jsStr()), "parent_frame_id": jsNullable(jsStr()),
+				"opener_target_id": jsNullable(jsStr()), "parent_frame_id": jsDesc(jsNullable(jsStr()), "Its frame; for a worker the browser names no parent of, the frame of the session that announced it (the main frame)."),
 			})),
 			"metadata": jsDesc(jsObj(js{
 				"responses": jsArr(jsObj(js{
