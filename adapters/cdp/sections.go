@@ -765,9 +765,8 @@ func orphanWorkers(n int) string {
 // frames: what to show of it (and its origin), or the reason it is excluded
 // from frames, as an in-process frame would be; policy names the scope's
 // parameter. An allowed one is returned as a frame marked OutOfProcess, to
-// be placed after its parent's subtree, while room lasts; a negative room
-// means the capture has no way to mark such a frame (the Electron page
-// capture), so it is named and not listed. The limitation ("" when there is
+// be placed after its parent's subtree (the Electron capture: last), while
+// room lasts. The limitation ("" when there is
 // none) names the allowed ones and counts the others.
 func outOfProcessFrames(infos []workerTarget, frames map[string]bool, gate func(raw string) (shown, origin, reason string), policy string, room int, led *ledger) ([]ports.BrowserFrame, string) {
 	known := maps.Clone(frames)
@@ -787,7 +786,6 @@ func outOfProcessFrames(infos []workerTarget, frames map[string]bool, gate func(
 			case why != "":
 				led.exclude("frames", why, 1)
 				continue
-			case room < 0:
 			case len(out) >= room:
 				led.truncated["frames"] = true
 				continue
@@ -813,10 +811,6 @@ func outOfProcessFrames(infos []workerTarget, frames map[string]bool, gate func(
 	switch {
 	case len(out) > 0:
 		listed = fmt.Sprintf("; %d of them listed in frames, each with not_captured naming what is missing", len(out))
-	case room < 0 && len(named) > 0:
-		listed = "; this capture does not list them in frames"
-	case room < 0:
-		listed = "; none is listed in frames (outside " + policy + ")"
 	}
 	return out, fmt.Sprintf("%d frame(s) of another site run in their own renderer process%s: Chromium does not list such a frame in the page's "+
 		"frame tree, so its DOM, accessibility tree, child frames, scripts, resources, network and console are not in this capture, which reads the page's own process%s.", n, which, listed)
@@ -895,7 +889,7 @@ func attachWorkers(ctx context.Context, a *attachment, unnamed map[string]bool, 
 	var mu sync.Mutex
 	seen = map[string]announced{}
 	ours := map[string]string{a.page.id: main} // sessions whose announcements count, to the frame each runs for
-	var fresh []string                       // worker sessions not yet asked for their workers
+	var fresh []string                         // worker sessions not yet asked for their workers
 	complete = true
 	a.c.setTap(func(ev event) {
 		if ev.Method != cdproto.EventTargetAttachedToTarget {
