@@ -546,10 +546,18 @@ func TestScreenshotOnFake(t *testing.T) {
 		is.Equal(code(t, err), ports.BrowserTimeout) // unbounded, the fake's late empty answer is not a PNG
 		is.True(strings.Contains(err.Error(), "background"))
 	})
-	// hiddenPage answers the visibility read with "hidden" and the
-	// screenshot with answer after late.
-	hiddenPage := func(late time.Duration, answer string) map[string]cdptest.Handler {
+	// hiddenPage answers the visibility read with "hidden", the
+	// screenshot with answer after late and Browser.getBrowserCommandLine
+	// with args (refused when there are none, as without
+	// --enable-automation).
+	hiddenPage := func(late time.Duration, answer string, args ...string) map[string]cdptest.Handler {
 		return map[string]cdptest.Handler{
+			"Browser.getBrowserCommandLine": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+				if len(args) == 0 {
+					return nil, &cdptest.RPCError{Code: -32000, Message: "Command line not returned because --enable-automation not set."}
+				}
+				return map[string]any{"arguments": args}, nil
+			},
 			"DOM.getDocument": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
 				return map[string]any{"root": map[string]any{"nodeId": 1, "backendNodeId": 1, "nodeType": 9, "nodeName": "#document", "localName": "", "nodeValue": ""}}, nil
 			},
@@ -574,7 +582,7 @@ func TestScreenshotOnFake(t *testing.T) {
 		// browser draws it no frame, so the capture waits 3 s, not the
 		// full 15 s frame wait, and says why.
 		is := is.New(t)
-		f := cdptest.New(&cdptest.Options{Handlers: hiddenPage(5*time.Second, "")}) // the fake answers late with no image
+		f := cdptest.New(&cdptest.Options{Handlers: hiddenPage(5*time.Second, "", "/usr/lib/chromium/chromium", "--enable-automation")}) // the fake answers late with no image
 		defer f.Close()
 		_, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
 		is.Equal(code(t, err), ports.BrowserTimeout)
@@ -591,11 +599,46 @@ func TestScreenshotOnFake(t *testing.T) {
 		is := is.New(t)
 		defer cdp.SetHiddenFrameWait(cdp.SetHiddenFrameWait(20 * time.Millisecond))
 		f := cdptest.New(&cdptest.Options{UserAgent: "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/150.0.0.0 Safari/537.36",
-			Handlers: hiddenPage(300*time.Millisecond, base64.StdEncoding.EncodeToString(cdptest.PNG(3, 2)))})
+			Handlers: hiddenPage(300*time.Millisecond, base64.StdEncoding.EncodeToString(cdptest.PNG(3, 2)), "/usr/lib/chromium/chromium", "--headless=new", "--enable-automation")})
 		defer f.Close()
 		s, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
 		is.NoErr(err)
 		is.Equal(s.Width, 3)
+	})
+	t.Run("headless is read from the switches, not the user agent", func(t *testing.T) {
+		// A headless browser started with --user-agent (or a page's
+		// override) reports a desktop agent: before, the capture took it
+		// for headful and failed the hidden page after the short wait.
+		// The switches the browser reports decide now; a browser that
+		// keeps them to itself gets the full wait, HeadlessChrome in its
+		// agent or not.
+		for _, c := range []struct {
+			name string
+			args []string
+		}{
+			{"switches say headless", []string{"/usr/lib/chromium/chromium", "--headless=new", "--enable-automation", "--user-agent=Mozilla/5.0 Chrome/156"}},
+			{"switches unknown", nil},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				is := is.New(t)
+				defer cdp.SetHiddenFrameWait(cdp.SetHiddenFrameWait(20 * time.Millisecond))
+				f := cdptest.New(&cdptest.Options{UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0.0.0 Safari/537.36",
+					Handlers: hiddenPage(300*time.Millisecond, base64.StdEncoding.EncodeToString(cdptest.PNG(3, 2)), c.args...)})
+				defer f.Close()
+				s, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
+				is.NoErr(err)
+				is.Equal(s.Width, 3)
+			})
+		}
+		t.Run("switches say headful, whatever the agent", func(t *testing.T) {
+			is := is.New(t)
+			defer cdp.SetHiddenFrameWait(cdp.SetHiddenFrameWait(20 * time.Millisecond))
+			f := cdptest.New(&cdptest.Options{UserAgent: "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/156.0.0.0 Safari/537.36",
+				Handlers: hiddenPage(300*time.Millisecond, base64.StdEncoding.EncodeToString(cdptest.PNG(3, 2)), "/usr/lib/chromium/chromium", "--enable-automation")})
+			defer f.Close()
+			_, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
+			is.Equal(code(t, err), ports.BrowserTimeout)
+		})
 	})
 	t.Run("navigation during capture", func(t *testing.T) {
 		is := is.New(t)

@@ -24,9 +24,10 @@ func SetHiddenFrameWait(d time.Duration) time.Duration {
 	return old
 }
 
-// FrameWait is frameWait, for a test.
-func FrameWait(info ports.BrowserInfo, visibility string) (time.Duration, string) {
-	return frameWait(info, visibility)
+// FrameWait is frameWait, for a test; mode is "headless", "headful" or
+// "" (unknown).
+func FrameWait(mode, visibility string) (time.Duration, string) {
+	return frameWait(map[string]browserMode{"headless": modeHeadless, "headful": modeHeadful}[mode], visibility)
 }
 
 // SetWorkerAttachWait sets how long a capture gives workers' sessions to
