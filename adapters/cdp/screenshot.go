@@ -69,7 +69,7 @@ func frameWait(mode browserMode, visibility string) (time.Duration, string) {
 	case mode == modeHeadless:
 		return screenshotFrameWait, `document.visibilityState is "hidden": headless Chromium still draws such a tab, but late when the machine is loaded`
 	case mode == modeUnknown:
-		return screenshotFrameWait, `document.visibilityState is "hidden": the tab is in the background or its window is minimized, and a headful Chromium draws no frame for it`
+		return screenshotFrameWait, `document.visibilityState is "hidden": the tab is in the background or its window is minimized; a headful Chromium draws no frame for it, a headless one may draw it late or not at all`
 	default:
 		return hiddenFrameWait, `document.visibilityState is "hidden": the tab is in the background or its window is minimized, and Chromium draws no frame for it`
 	}
