@@ -475,7 +475,10 @@ type BrowserWorker struct {
 	Origin         string
 	Attached       bool
 	OpenerTargetID string
-	ParentFrameID  string
+	// ParentFrameID is the frame the browser names; for a worker it names
+	// none of (Chromium 148) that the page's auto-attach placed, the frame
+	// of the announcing session: the main frame.
+	ParentFrameID string
 }
 
 // BrowserMetadata holds the allowlisted response headers core turns into
@@ -605,8 +608,9 @@ type BrowserTimelineEvent struct {
 	DestinationScope *string // approved | outside_policy | unsupported
 	Detail           *string
 	// HTTPStatus is the main document response's status on a commit
-	// (navigation_committed, same_origin_reload); nil on other events and
-	// when no response was observed (a cached or about: document).
+	// (navigation_committed, same_origin_reload) and the hop's 3xx on a
+	// redirect; nil on other events, on an entry whose URL is out of scope,
+	// and when no response was observed (a cached or about: document).
 	HTTPStatus *int
 }
 

@@ -273,11 +273,17 @@ type ElectronPageCapture struct {
 	Limitations   []string
 }
 
-// ElectronFrame is one gated frame in pre-order.
+// ElectronFrame is one gated frame, breadth first; frames of another site
+// in their own renderer process come last.
 type ElectronFrame struct {
 	FrameID       string
 	ParentFrameID string
 	FilePath      string
+	// NotCaptured names the sections that hold nothing of this frame: for
+	// a frame in another renderer process (Chromium lists it only in
+	// Target.getTargets), frames, dom, scripts and resources. Empty for a
+	// frame of the page's own process.
+	NotCaptured []string
 }
 
 // ElectronScript is one parsed script of a gated frame.

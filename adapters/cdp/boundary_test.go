@@ -546,10 +546,18 @@ func TestScreenshotOnFake(t *testing.T) {
 		is.Equal(code(t, err), ports.BrowserTimeout) // unbounded, the fake's late empty answer is not a PNG
 		is.True(strings.Contains(err.Error(), "background"))
 	})
-	// hiddenPage answers the visibility read with "hidden" and the
-	// screenshot with answer after late.
-	hiddenPage := func(late time.Duration, answer string) map[string]cdptest.Handler {
+	// hiddenPage answers the visibility read with "hidden", the
+	// screenshot with answer after late and Browser.getBrowserCommandLine
+	// with args (refused when there are none, as without
+	// --enable-automation).
+	hiddenPage := func(late time.Duration, answer string, args ...string) map[string]cdptest.Handler {
 		return map[string]cdptest.Handler{
+			"Browser.getBrowserCommandLine": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+				if len(args) == 0 {
+					return nil, &cdptest.RPCError{Code: -32000, Message: "Command line not returned because --enable-automation not set."}
+				}
+				return map[string]any{"arguments": args}, nil
+			},
 			"DOM.getDocument": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
 				return map[string]any{"root": map[string]any{"nodeId": 1, "backendNodeId": 1, "nodeType": 9, "nodeName": "#document", "localName": "", "nodeValue": ""}}, nil
 			},
@@ -574,7 +582,7 @@ func TestScreenshotOnFake(t *testing.T) {
 		// browser draws it no frame, so the capture waits 3 s, not the
 		// full 15 s frame wait, and says why.
 		is := is.New(t)
-		f := cdptest.New(&cdptest.Options{Handlers: hiddenPage(5*time.Second, "")}) // the fake answers late with no image
+		f := cdptest.New(&cdptest.Options{Handlers: hiddenPage(5*time.Second, "", "/usr/lib/chromium/chromium", "--enable-automation")}) // the fake answers late with no image
 		defer f.Close()
 		_, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
 		is.Equal(code(t, err), ports.BrowserTimeout)
@@ -591,11 +599,46 @@ func TestScreenshotOnFake(t *testing.T) {
 		is := is.New(t)
 		defer cdp.SetHiddenFrameWait(cdp.SetHiddenFrameWait(20 * time.Millisecond))
 		f := cdptest.New(&cdptest.Options{UserAgent: "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/150.0.0.0 Safari/537.36",
-			Handlers: hiddenPage(300*time.Millisecond, base64.StdEncoding.EncodeToString(cdptest.PNG(3, 2)))})
+			Handlers: hiddenPage(300*time.Millisecond, base64.StdEncoding.EncodeToString(cdptest.PNG(3, 2)), "/usr/lib/chromium/chromium", "--headless=new", "--enable-automation")})
 		defer f.Close()
 		s, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
 		is.NoErr(err)
 		is.Equal(s.Width, 3)
+	})
+	t.Run("headless is read from the switches, not the user agent", func(t *testing.T) {
+		// A headless browser started with --user-agent (or a page's
+		// override) reports a desktop agent: before, the capture took it
+		// for headful and failed the hidden page after the short wait.
+		// The switches the browser reports decide now; a browser that
+		// keeps them to itself gets the full wait, HeadlessChrome in its
+		// agent or not.
+		for _, c := range []struct {
+			name string
+			args []string
+		}{
+			{"switches say headless", []string{"/usr/lib/chromium/chromium", "--headless=new", "--enable-automation", "--user-agent=Mozilla/5.0 Chrome/156"}},
+			{"switches unknown", nil},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				is := is.New(t)
+				defer cdp.SetHiddenFrameWait(cdp.SetHiddenFrameWait(20 * time.Millisecond))
+				f := cdptest.New(&cdptest.Options{UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0.0.0 Safari/537.36",
+					Handlers: hiddenPage(300*time.Millisecond, base64.StdEncoding.EncodeToString(cdptest.PNG(3, 2)), c.args...)})
+				defer f.Close()
+				s, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
+				is.NoErr(err)
+				is.Equal(s.Width, 3)
+			})
+		}
+		t.Run("switches say headful, whatever the agent", func(t *testing.T) {
+			is := is.New(t)
+			defer cdp.SetHiddenFrameWait(cdp.SetHiddenFrameWait(20 * time.Millisecond))
+			f := cdptest.New(&cdptest.Options{UserAgent: "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/156.0.0.0 Safari/537.36",
+				Handlers: hiddenPage(300*time.Millisecond, base64.StdEncoding.EncodeToString(cdptest.PNG(3, 2)), "/usr/lib/chromium/chromium", "--enable-automation")})
+			defer f.Close()
+			_, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
+			is.Equal(code(t, err), ports.BrowserTimeout)
+		})
 	})
 	t.Run("navigation during capture", func(t *testing.T) {
 		is := is.New(t)
@@ -982,7 +1025,84 @@ func TestEndpointWithAPathNamesTheOrigin(t *testing.T) {
 		{"http://127.0.0.1:9222/devtools/browser/abc", "the endpoint must have no path: pass http://127.0.0.1:9222"},
 		{"http://localhost:9341/json", "the endpoint must have no path: pass http://127.0.0.1:9341"},
 		{"http://127.0.0.1/json", "the endpoint must have no path: pass http://127.0.0.1:PORT"},
-		{"http://example.test:9341/json", "the endpoint must have no path"},
+	} {
+		_, err := engine().ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: c.endpoint})
+		be, ok := ports.AsBrowserError(err)
+		if !ok || be.Code != ports.BrowserInvalidRequest || be.Field != "cdp_endpoint" || be.Msg != c.want {
+			t.Errorf("%s: got %v, want invalid_request on cdp_endpoint: %s", c.endpoint, err, c.want)
+		}
+	}
+}
+
+// TestObserveRedirectCarriesItsStatus: a redirect entry said where the hop
+// went but not how (301 moved, 302 found, 307 kept the method...), though
+// Chromium reports the hop's response with it. The entry now carries that
+// status; a hop out of the scope shows neither its URL nor its status.
+func TestObserveRedirectCarriesItsStatus(t *testing.T) {
+	hop := func(id, to string, status int) cdptest.Event {
+		return cdptest.Event{Method: "Network.requestWillBeSent", Params: map[string]any{"requestId": id, "loaderId": id, "frameId": "F1", "type": "Document",
+			"request":          map[string]any{"url": to, "method": "GET", "headers": map[string]any{}},
+			"redirectResponse": map[string]any{"url": "http://app.test/old", "status": status, "mimeType": "text/html", "headers": map[string]any{}}}}
+	}
+	f := cdptest.New(&cdptest.Options{After: map[string][]cdptest.Event{"Page.setLifecycleEventsEnabled": {
+		hop("L1", "http://app.test/moved", 301), hop("L1", "http://app.test/kept", 307), hop("L1", "http://elsewhere.test/", 302)}}})
+	defer f.Close()
+	tl, err := engine().ObserveSession(context.Background(), ports.BrowserObserveRequest{Target: ref(f), ObservationMS: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range tl.Timeline {
+		if ev.Type != "redirect" {
+			continue
+		}
+		s := "null"
+		if ev.HTTPStatus != nil {
+			s = strconv.Itoa(*ev.HTTPStatus)
+		}
+		got = append(got, s)
+	}
+	if want := []string{"301", "307", "null"}; !slices.Equal(got, want) {
+		t.Errorf("redirect statuses %v, want %v", got, want)
+	}
+}
+
+// TestObserveSaysWhenDocumentStatusesWereNotKept: the statuses waiting for
+// their commit are bounded (64); before, one past the bound was dropped
+// without a word, and its commit's null http_status read as "no response
+// observed". The timeline now says how many were not kept.
+func TestObserveSaysWhenDocumentStatusesWereNotKept(t *testing.T) {
+	var events []cdptest.Event
+	for i := range 70 {
+		id := "L" + strconv.Itoa(i)
+		events = append(events, cdptest.Event{Method: "Network.responseReceived", Params: map[string]any{"requestId": id, "loaderId": id, "frameId": "F1",
+			"type": "Document", "timestamp": 1, "response": map[string]any{"url": "http://app.test/", "status": 200, "mimeType": "text/html", "headers": map[string]any{}}}})
+	}
+	f := cdptest.New(&cdptest.Options{After: map[string][]cdptest.Event{"Page.setLifecycleEventsEnabled": events}})
+	defer f.Close()
+	tl, err := engine().ObserveSession(context.Background(), ports.BrowserObserveRequest{Target: ref(f), ObservationMS: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(tl.Limitations, func(l string) bool { return strings.HasPrefix(l, "6 main-document response status(es) were not kept") }) {
+		t.Errorf("no limitation names the 6 statuses not kept: %q", tl.Limitations)
+	}
+}
+
+// TestRemoteEndpointNamesEveryProblemAtOnce: an endpoint on another host
+// was refused one problem at a time (the query, then the scheme, then the
+// path, then the host), so an agent needed up to five calls to learn it
+// must forward the port and pass a loopback origin. Every problem now
+// comes in one message, with the origin to pass.
+func TestRemoteEndpointNamesEveryProblemAtOnce(t *testing.T) {
+	for _, c := range []struct{ endpoint, want string }{
+		{"https://user@example.test:9341/json?x=1", "the endpoint must have no query, fragment, backslash or space; must be an http: URL; " +
+			"must not carry userinfo; must have no path; must be on host 127.0.0.1 or [::1], not example.test: pass http://127.0.0.1:9341 " +
+			"(a browser on another machine: forward its debugging port to this one first, e.g. ssh -L 9341:127.0.0.1:9341)"},
+		{"http://example.test:9341/json", "the endpoint must have no path; must be on host 127.0.0.1 or [::1], not example.test: pass http://127.0.0.1:9341 " +
+			"(a browser on another machine: forward its debugging port to this one first, e.g. ssh -L 9341:127.0.0.1:9341)"},
+		{"http://192.168.1.5", "the endpoint needs an explicit port 1..65535; must be on host 127.0.0.1 or [::1], not 192.168.1.5: pass http://127.0.0.1:PORT " +
+			"(a browser on another machine: forward its debugging port to this one first, e.g. ssh -L PORT:127.0.0.1:PORT)"},
 	} {
 		_, err := engine().ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: c.endpoint})
 		be, ok := ports.AsBrowserError(err)

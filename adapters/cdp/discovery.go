@@ -36,6 +36,12 @@ func parseEndpoint(raw string) (endpoint, error) {
 	bad := func(msg string) (endpoint, error) {
 		return endpoint{}, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "cdp_endpoint", Msg: msg}
 	}
+	// A host that is no loopback address gets every problem at once: the
+	// caller is likely to rewrite the whole endpoint, not one part.
+	if p, port := remoteEndpointProblems(raw); len(p) > 0 {
+		return bad("the endpoint " + strings.Join(p, "; ") + ": pass http://127.0.0.1:" + port +
+			" (a browser on another machine: forward its debugging port to this one first, e.g. ssh -L " + port + ":127.0.0.1:" + port + ")")
+	}
 	if strings.ContainsAny(raw, "#?\\ \t\r\n") {
 		return bad("the endpoint must have no query, fragment, backslash or space")
 	}
@@ -88,6 +94,39 @@ func parseEndpoint(raw string) (endpoint, error) {
 		return bad("the endpoint needs an explicit port 1..65535")
 	}
 	return endpoint{Origin: "http://" + u.Host, Host: u.Host, Port: port}, nil
+}
+
+// remoteEndpointProblems lists everything wrong with raw when it parses as
+// a URL whose host is neither a loopback address nor localhost (those get
+// one message each, with the origin to pass); nil otherwise. port is raw's
+// port when it is a valid one, else "PORT".
+func remoteEndpointProblems(raw string) (problems []string, port string) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Opaque != "" || u.Host == "" {
+		return nil, ""
+	}
+	switch h := u.Hostname(); {
+	case h == "127.0.0.1", h == "::1", strings.EqualFold(h, "localhost"):
+		return nil, ""
+	}
+	port = u.Port()
+	var p []string
+	if strings.ContainsAny(raw, "#?\\ \t\r\n") {
+		p = append(p, "must have no query, fragment, backslash or space")
+	}
+	if u.Scheme != "http" {
+		p = append(p, "must be an http: URL")
+	}
+	if u.User != nil {
+		p = append(p, "must not carry userinfo")
+	}
+	if u.Path != "" && u.Path != "/" || u.RawPath != "" {
+		p = append(p, "must have no path")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != port {
+		p, port = append(p, "needs an explicit port 1..65535"), "PORT"
+	}
+	return append(p, "must be on host 127.0.0.1 or [::1], not "+u.Hostname()), port
 }
 
 // loopbackOrigin is the endpoint to suggest for u, whose host is a

@@ -370,25 +370,38 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 		cap.led.unavailableSection("workers", "Target.getTargets")
 		cap.mu.Unlock()
 	}
-	related, outside, unattributed, err := pageWorkers(ctx, a, ti.TargetInfos, frames, lim.MaxWorkers)
+	related, outside, unattributed, err := pageWorkers(ctx, a, ti.TargetInfos, frames, string(ft.Frame.ID), lim.MaxWorkers)
 	if err != nil {
 		return nil, lostIn(err, "the workers were read (naming them by auto-attach)")
 	}
 	cap.mu.Lock()
 	// Frames of another site in their own renderer process, which the
-	// frame tree above does not list: named as a web capture names them.
-	// An Electron frame has no way to say what was not captured of it, so
-	// none is listed, only named; Chromium counts every file: URL as one
-	// site, so such a frame is not a file: one in practice and fails the
-	// file gate anyway.
-	if _, l := outOfProcessFrames(ti.TargetInfos, frames, func(raw string) (string, string, string) {
+	// frame tree above does not list: named and listed as a web capture
+	// does, last, with not_captured naming the sections that hold nothing
+	// of them (Chromium counts every file: URL as one site, so such a frame
+	// is rarely a file: one and usually fails the file gate).
+	oop, l := outOfProcessFrames(ti.TargetInfos, frames, func(raw string) (string, string, string) {
 		p, why := sc.fileGate(raw)
 		if why != "" {
 			return "", "", electronReason(why)
 		}
 		return p, "", ""
-	}, "allowed_file_roots", -1, cap.led); l != "" {
+	}, "allowed_file_roots", max(0, lim.MaxFrames-len(out.Frames)), cap.led)
+	if l != "" {
 		cap.led.limitations = append(cap.led.limitations, l)
+	}
+	for _, f := range oop {
+		out.Frames = append(out.Frames, ports.ElectronFrame{FrameID: f.FrameID, ParentFrameID: f.ParentFrameID, FilePath: f.URL,
+			NotCaptured: slices.Clone(electronOutOfProcessSections)})
+	}
+	if len(oop) > 0 {
+		// Its DOM, scripts and resources may change unseen: no comparison
+		// may call those sections unchanged.
+		for _, s := range electronOutOfProcessSections[1:] {
+			if _, ok := cap.led.unavailable[s]; !ok {
+				cap.led.unavailable[s] = "provider_unavailable"
+			}
+		}
 	}
 	cap.led.exclude("workers", "out_of_target_scope", outside)
 	if l := orphanWorkers(unattributed); l != "" {
@@ -429,6 +442,10 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	out.Limitations = cap.led.limitations
 	return out, nil
 }
+
+// electronOutOfProcessSections are the sections an Electron page capture
+// holds nothing of for a frame in another renderer process.
+var electronOutOfProcessSections = []string{"frames", "dom", "scripts", "resources"}
 
 type frameNode struct {
 	ft     *page.FrameTree

@@ -265,15 +265,19 @@ func liveElectronPage(t *testing.T, e *cdp.RuntimeEngine) (endpoint, dir, target
 			t.Errorf("cleanup: %v", err)
 		}
 	})
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && target == ""; time.Sleep(50 * time.Millisecond) {
-		l, err := e.ListElectronTargets(ctx, ports.ElectronListRequest{Endpoint: b.Endpoint(), AllowedFileRoots: []string{dir}})
-		if err == nil && len(l.Targets) == 1 {
-			target = l.Targets[0].TargetID
-		}
+	// The page is listed, and its scripts have run, once its document
+	// fires load: waited for on the browser's events, for at most 20 s.
+	// Before, the list was polled and then a fixed 200 ms given to the
+	// scripts, too short on a loaded machine and always spent otherwise.
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	target, err = cdp.WaitForLoadedPage(wctx, b.Endpoint(), "file://"+dir+"/index.html")
+	if err != nil {
+		t.Fatalf("the fixture page: %v", err)
 	}
-	if target == "" {
-		t.Fatal("the fixture page never appeared")
+	l, err := e.ListElectronTargets(ctx, ports.ElectronListRequest{Endpoint: b.Endpoint(), AllowedFileRoots: []string{dir}})
+	if err != nil || len(l.Targets) != 1 || l.Targets[0].TargetID != target {
+		t.Fatalf("list_electron_targets after load: %+v, %v", l, err)
 	}
-	time.Sleep(200 * time.Millisecond) // let the page's script run
 	return b.Endpoint(), dir, target
 }

@@ -356,7 +356,7 @@ func TestElectronOutOfProcessFrameNamed(t *testing.T) {
 	is.True(slices.ContainsFunc(pc.Limitations, func(l string) bool {
 		return l == "1 frame(s) of another site run in their own renderer process (not named: outside allowed_file_roots): Chromium does not list such a frame in the page's "+
 			"frame tree, so its DOM, accessibility tree, child frames, scripts, resources, network and console are not in this capture, which reads the page's own process; "+
-			"none is listed in frames (outside allowed_file_roots)."
+			"none is listed in frames (outside allowed_file_roots, or past max_frames)."
 	}))
 	is.True(slices.Contains(pc.Completeness.Excluded, ports.BrowserExclusion{Section: "frames", Reason: "unsupported_url", Count: 2})) // one in the frame tree, IF1
 	is.Equal(len(pc.Frames), 1)
@@ -366,9 +366,15 @@ func TestElectronOutOfProcessFrameNamed(t *testing.T) {
 	is.NoErr(err)
 	is.True(slices.ContainsFunc(pc.Limitations, func(l string) bool {
 		return strings.HasPrefix(l, "2 frame(s) of another site run in their own renderer process ("+filepath.Join(dir, "renderer.js")+") and 1 more not named (outside allowed_file_roots, or past four): ") &&
-			strings.HasSuffix(l, "; this capture does not list them in frames.")
+			strings.HasSuffix(l, "; 1 of them listed in frames, each with not_captured naming what is missing.")
 	}))
-	is.Equal(len(pc.Frames), 1)
+	// Listed last, as inspect_web_page lists such a frame: before, it was
+	// only named, and frames said nothing of what was missing of it.
+	is.Equal(pc.Frames[1:], []ports.ElectronFrame{{FrameID: "IF3", ParentFrameID: "F1", FilePath: filepath.Join(dir, "renderer.js"),
+		NotCaptured: []string{"frames", "dom", "scripts", "resources"}}})
+	for _, s := range []string{"dom", "resources", "scripts"} {
+		is.True(slices.Contains(pc.Completeness.Unavailable, ports.BrowserUnavailable{Section: s, Reason: "provider_unavailable"}))
+	}
 }
 
 // TestElectronOutOfProcessFrameLiveOnChromium: Chromium stands in for an

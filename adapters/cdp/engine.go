@@ -107,6 +107,7 @@ type attachment struct {
 	browser session // the browser connection ("" session); page-socket attachments have none
 	flat    bool
 	info    ports.BrowserInfo
+	origin  string // the endpoint's origin
 	target  ports.BrowserTarget
 	scope   scope
 	enabled []string // domains to disable on close, in enable order
@@ -149,7 +150,7 @@ func (e *Engine) attach(ctx context.Context, ref ports.BrowserTargetRef) (*attac
 	if !sc.set[d.Origin] {
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "target origin " + d.Origin + " is outside allowed_origins"}
 	}
-	a := &attachment{info: v.info, target: d.BrowserTarget, scope: sc}
+	a := &attachment{info: v.info, origin: ep.Origin, target: d.BrowserTarget, scope: sc}
 	switch {
 	case v.browserWS != "":
 		c, err := dialConn(ctx, v.browserWS)

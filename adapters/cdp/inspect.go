@@ -665,7 +665,7 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 		return nil, err
 	}
 	out.Scripts, out.ScriptsTotal = scripts, len(scripts)
-	if out.Workers, err = e.workers(ctx, a, pc, frameSet); err != nil {
+	if out.Workers, err = e.workers(ctx, a, pc, frameSet, out.Frames[0].FrameID); err != nil {
 		return nil, err
 	}
 	if !req.ScriptsOnly {

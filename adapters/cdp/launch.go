@@ -58,6 +58,11 @@ var chromiumFlags = []string{
 	"--password-store=basic", "--use-mock-keychain",
 }
 
+// launchedHeadless holds the endpoints of the browsers this process
+// launched, all with --headless=new, until they are closed: what rea passed
+// a browser tells a screenshot whether it is headless (see headless).
+var launchedHeadless sync.Map
+
 // launchEnv is the environment allowlist of an owned browser.
 var launchEnv = []string{"DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "HOME", "LANG", "LD_LIBRARY_PATH", "PATH", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR"}
 
@@ -176,6 +181,7 @@ func (l ChromiumLauncher) launchOnce(ctx context.Context, spec LaunchSpec) (Owne
 			line, _, _ := strings.Cut(string(data), "\n")
 			if p, err := strconv.Atoi(strings.TrimSpace(line)); err == nil && p > 0 && p < 65536 {
 				b.endpoint = "http://127.0.0.1:" + strconv.Itoa(p)
+				launchedHeadless.Store(b.endpoint, true)
 				return b, nil
 			}
 		}
@@ -210,6 +216,9 @@ func (b *chromium) Close(ctx context.Context) error {
 }
 
 func (b *chromium) close(ctx context.Context) error {
+	if b.endpoint != "" {
+		launchedHeadless.Delete(b.endpoint)
+	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
 	defer cancel()
 	err := b.run.Cleanup(cctx)

@@ -26,6 +26,29 @@ import (
 	"rea/ports"
 )
 
+// whenArmed is ctx with a progress sink whose channel closes when an
+// observation reports that its window began (phase "observe"): a live test
+// acts on the page then, not after a fixed sleep.
+func whenArmed(ctx context.Context) (context.Context, <-chan struct{}) {
+	armed := make(chan struct{})
+	var once sync.Once
+	return ports.WithProgress(ctx, progressFunc(func(phase, _ string) {
+		if phase == "observe" {
+			once.Do(func() { close(armed) })
+		}
+	})), armed
+}
+
+// awaitArmed waits for armed, for at most 30 s.
+func awaitArmed(t *testing.T, armed <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-armed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the observation never reported its window")
+	}
+}
+
 // liveBrowser launches a headless Chromium whose first tab shows the
 // fixture site, or skips the test when Chromium is missing.
 func liveBrowser(t *testing.T) (endpoint, site string, targetID string) {
@@ -44,22 +67,16 @@ func liveBrowser(t *testing.T) (endpoint, site string, targetID string) {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
-	e := cdp.New(nil)
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		list, err := e.ListTargets(ctx, ports.BrowserListRequest{Endpoint: b.Endpoint()})
-		if err == nil {
-			for _, tg := range list.Targets {
-				if strings.HasPrefix(tg.URL, srv.URL+"/app") {
-					time.Sleep(300 * time.Millisecond) // let the module script start
-					return b.Endpoint(), srv.URL, tg.TargetID
-				}
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
+	// The page's module script has run once its document fires load:
+	// waited for on the browser's events, for at most 20 s (before, the
+	// list was polled and the script given a fixed 300 ms).
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	id, err := cdp.WaitForLoadedPage(wctx, b.Endpoint(), srv.URL+"/app")
+	if err != nil {
+		t.Fatalf("the fixture page: %v", err)
 	}
-	t.Fatal("the fixture page never appeared in /json/list")
-	return
+	return b.Endpoint(), srv.URL, id
 }
 
 // driver opens a tab of its own with chromedp, for tests that need the
@@ -201,10 +218,11 @@ func TestLive(t *testing.T) {
 		var wg sync.WaitGroup
 		var tl *ports.BrowserSessionTimeline
 		var oerr error
+		octx, armed := whenArmed(ctx)
 		wg.Go(func() {
-			tl, oerr = e.ObserveSession(ctx, ports.BrowserObserveRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}, ObservationMS: 2500})
+			tl, oerr = e.ObserveSession(octx, ports.BrowserObserveRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}, ObservationMS: 2500})
 		})
-		time.Sleep(500 * time.Millisecond)
+		awaitArmed(t, armed)
 		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app")))
 		wg.Wait()
 		is.NoErr(oerr)
@@ -228,10 +246,11 @@ func TestLive(t *testing.T) {
 		var wg sync.WaitGroup
 		var tl *ports.BrowserSessionTimeline
 		var oerr error
+		octx, armed := whenArmed(ctx)
 		wg.Go(func() {
-			tl, oerr = e.ObserveSession(ctx, ports.BrowserObserveRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}, ObservationMS: 2500})
+			tl, oerr = e.ObserveSession(octx, ports.BrowserObserveRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}, ObservationMS: 2500})
 		})
-		time.Sleep(500 * time.Millisecond)
+		awaitArmed(t, armed)
 		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app/missing")))
 		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app/other")))
 		wg.Wait()

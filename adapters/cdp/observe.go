@@ -38,6 +38,7 @@ type timeline struct {
 	// docStatus holds main-frame document response statuses by loader id
 	// until their commit carries them (bounded: a page cannot grow it).
 	docStatus  map[string]int
+	unkept     int    // document statuses not kept because docStatus was full
 	lastCommit int    // 1 + the index in events of the last kept commit; 0 before one
 	end        string // "" while running
 	done       chan struct{}
@@ -169,8 +170,10 @@ func (tl *timeline) onEvent(ev event) {
 		if tl.docStatus == nil {
 			tl.docStatus = map[string]int{}
 		}
-		if len(tl.docStatus) < 64 {
+		if _, ok := tl.docStatus[e.LoaderID]; ok || len(tl.docStatus) < maxPendingStatuses {
 			tl.docStatus[e.LoaderID] = e.Response.Status
+		} else if tl.end == "" {
+			tl.unkept++
 		}
 	case cdproto.EventPageNavigatedWithinDocument:
 		var e evNavigatedWithinDocument
@@ -190,6 +193,12 @@ func (tl *timeline) onEvent(ev event) {
 		}
 		te := ports.BrowserTimelineEvent{Type: "redirect", FrameID: strp(e.FrameID), LoaderID: strp(e.LoaderID), RequestID: e.RequestID}
 		left := tl.withURL(&te, e.Request.URL)
+		// The hop's own response (301, 302, 307...), as the scenario
+		// runner records it; a hop to an out-of-scope URL shows none, as
+		// its URL is not shown either.
+		if s := e.RedirectResponse.Status; s >= 100 && s <= 999 && te.URL != nil {
+			te.HTTPStatus = &s
+		}
 		tl.add(te)
 		if left {
 			tl.finish("target_left_scope")
@@ -215,6 +224,10 @@ func (tl *timeline) onEvent(ev event) {
 		tl.add(ports.BrowserTimelineEvent{Type: "lifecycle", FrameID: strp(e.FrameID), LoaderID: strp(e.LoaderID), Detail: detail(e.Name)})
 	}
 }
+
+// maxPendingStatuses bounds the main-document statuses a timeline holds
+// for commits yet to come, so a page cannot grow the map.
+const maxPendingStatuses = 64
 
 // ObserveSession records the main frame's navigation timeline.
 func (e *Engine) ObserveSession(ctx context.Context, req ports.BrowserObserveRequest) (*ports.BrowserSessionTimeline, error) {
@@ -308,6 +321,10 @@ wait:
 	if n := len(tl.replayed); n > 0 {
 		out.Limitations = append(out.Limitations, itoa(n)+" lifecycle event(s) of the document loaded before attach ("+strings.Join(tl.replayed, ", ")+
 			") were reported by Chromium when rea attached: their timestamps are the attach time, not when they happened.")
+	}
+	if tl.unkept > 0 {
+		out.Limitations = append(out.Limitations, itoa(tl.unkept)+" main-document response status(es) were not kept: "+itoa(maxPendingStatuses)+
+			" responses were already waiting for a commit that had not come, so a later commit of such a response has http_status null.")
 	}
 	tl.mu.Unlock()
 	out.Window = ports.BrowserSessionWindow{ArmedAt: armed, EndedAt: time.Now().UTC(), RequestedMS: req.ObservationMS, EndReason: end}

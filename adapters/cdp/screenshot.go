@@ -57,20 +57,60 @@ var (
 // draws for a page of the given document.visibilityState, and what to tell
 // the caller when none comes. Headful Chromium draws no frame for a tab in
 // the background or a minimized window, however long one waits, so a page
-// that says it is hidden fails fast there. Headless Chromium (its user
-// agent says HeadlessChrome) still draws a hidden page, only late on a
-// loaded machine (TestLiveScreenshotReadsVisibility once got no frame
-// within 3 s during a full suite run), so it gets the full wait, as a
-// visible page does. An unknown user agent is taken as headful.
-func frameWait(info ports.BrowserInfo, visibility string) (time.Duration, string) {
+// that says it is hidden fails fast there. Headless Chromium still draws a
+// hidden page, only late on a loaded machine (TestLiveScreenshotReadsVisibility
+// once got no frame within 3 s during a full suite run), so it gets the full
+// wait, as a visible page does; so does a browser whose mode is unknown, as
+// failing a frame that would have come is worse than waiting for it.
+func frameWait(mode browserMode, visibility string) (time.Duration, string) {
 	switch {
 	case visibility != "hidden":
 		return screenshotFrameWait, "Chromium draws none for a tab in the background"
-	case strings.Contains(info.UserAgent, "HeadlessChrome"):
+	case mode == modeHeadless:
 		return screenshotFrameWait, `document.visibilityState is "hidden": headless Chromium still draws such a tab, but late when the machine is loaded`
+	case mode == modeUnknown:
+		return screenshotFrameWait, `document.visibilityState is "hidden": the tab is in the background or its window is minimized; a headful Chromium draws no frame for it, a headless one may draw it late or not at all`
 	default:
 		return hiddenFrameWait, `document.visibilityState is "hidden": the tab is in the background or its window is minimized, and Chromium draws no frame for it`
 	}
+}
+
+// browserMode is whether a browser draws without a display.
+type browserMode int
+
+const (
+	modeUnknown browserMode = iota
+	modeHeadless
+	modeHeadful
+)
+
+// headlessMode tells a headless browser from a headful one by what rea
+// passed it or what it reports of itself, never by its user agent, which
+// --user-agent or a page's override rewrites (and new headless Chromium
+// reports its product as plain Chrome/N): a browser this process launched
+// has --headless=new; else Browser.getBrowserCommandLine, which Chromium
+// answers only under --enable-automation (as Puppeteer and Playwright
+// launch it), lists its switches. Neither → unknown.
+func headlessMode(ctx context.Context, a *attachment) browserMode {
+	if _, ok := launchedHeadless.Load(a.origin); ok {
+		return modeHeadless
+	}
+	s := a.browser
+	if !a.flat {
+		s = a.page
+	}
+	var res struct {
+		Arguments []string `json:"arguments"`
+	}
+	if s.c.call(ctx, s.id, "Browser.getBrowserCommandLine", nil, &res) != nil || len(res.Arguments) == 0 {
+		return modeUnknown
+	}
+	for _, arg := range res.Arguments {
+		if arg == "--headless" || strings.HasPrefix(arg, "--headless=") {
+			return modeHeadless
+		}
+	}
+	return modeHeadful
 }
 
 // visibility reads the page's document.visibilityState without running page
@@ -161,7 +201,7 @@ func (e *Engine) CaptureScreenshot(ctx context.Context, req ports.BrowserScreens
 	// Chromium answers captureScreenshot with the next frame it draws, and
 	// headful Chromium draws none for a tab in the background: the wait is
 	// bounded, and short for a hidden page such a browser will not draw.
-	wait, why := frameWait(a.info, visibility(ctx, a))
+	wait, why := frameWait(headlessMode(ctx, a), visibility(ctx, a))
 	cctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if err := a.page.c.call(cctx, a.page.id, page.CommandCaptureScreenshot, page.CaptureScreenshotParams{

@@ -635,7 +635,7 @@ type workerTarget struct {
 	ParentFrameID string `json:"parentFrameId"`
 }
 
-func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, frames map[string]bool) ([]ports.BrowserWorker, error) {
+func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, frames map[string]bool, main string) ([]ports.BrowserWorker, error) {
 	s := a.browser
 	if !a.flat {
 		s = a.page
@@ -647,7 +647,7 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 	if err != nil || !ok {
 		return []ports.BrowserWorker{}, err
 	}
-	related, outside, unattributed, err := pageWorkers(ctx, a, res.TargetInfos, frames, pc.lim.MaxWorkers)
+	related, outside, unattributed, err := pageWorkers(ctx, a, res.TargetInfos, frames, main, pc.lim.MaxWorkers)
 	if err != nil {
 		return []ports.BrowserWorker{}, err
 	}
@@ -694,8 +694,11 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 // page's auto-attach announces it; once every announced session has been
 // asked, one never announced is another page's. Unattributed counts those
 // that stay unknown (auto-attach refused, a worker session silent or past
-// the bounds): they are among outside, and orphanWorkers names them.
-func pageWorkers(ctx context.Context, a *attachment, infos []workerTarget, frames map[string]bool, max int) (related []workerTarget, outside, unattributed int, err error) {
+// the bounds): they are among outside, and orphanWorkers names them. Such a
+// worker, placed by auto-attach, gets the parent frame of the session that
+// announced it: main (the page's main frame) for the page's session, and
+// the announcing worker's own parent frame for a worker's session.
+func pageWorkers(ctx context.Context, a *attachment, infos []workerTarget, frames map[string]bool, main string, max int) (related []workerTarget, outside, unattributed int, err error) {
 	unnamed := map[string]bool{}
 	var orphans []workerTarget
 	for _, t := range infos {
@@ -715,20 +718,20 @@ func pageWorkers(ctx context.Context, a *attachment, infos []workerTarget, frame
 	if len(unnamed) == 0 && len(orphans) == 0 {
 		return related, outside, 0, nil
 	}
-	seen, complete, err := attachWorkers(ctx, a, unnamed, len(orphans) > 0, max)
+	seen, complete, err := attachWorkers(ctx, a, unnamed, len(orphans) > 0, main, max)
 	if err != nil {
 		return nil, 0, 0, err
 	}
 	for i := range related {
 		if related[i].URL == "" {
-			related[i].URL = seen[related[i].TargetID]
+			related[i].URL = seen[related[i].TargetID].url
 		}
 	}
 	for _, t := range orphans {
-		u, ours := seen[t.TargetID]
+		w, ours := seen[t.TargetID]
 		switch {
 		case ours:
-			t.URL = cmp.Or(t.URL, u)
+			t.URL, t.ParentFrameID = cmp.Or(t.URL, w.url), w.parent
 			related = append(related, t)
 		case complete:
 			outside++
@@ -762,9 +765,8 @@ func orphanWorkers(n int) string {
 // frames: what to show of it (and its origin), or the reason it is excluded
 // from frames, as an in-process frame would be; policy names the scope's
 // parameter. An allowed one is returned as a frame marked OutOfProcess, to
-// be placed after its parent's subtree, while room lasts; a negative room
-// means the capture has no way to mark such a frame (the Electron page
-// capture), so it is named and not listed. The limitation ("" when there is
+// be placed after its parent's subtree (the Electron capture: last), while
+// room lasts. The limitation ("" when there is
 // none) names the allowed ones and counts the others.
 func outOfProcessFrames(infos []workerTarget, frames map[string]bool, gate func(raw string) (shown, origin, reason string), policy string, room int, led *ledger) ([]ports.BrowserFrame, string) {
 	known := maps.Clone(frames)
@@ -784,7 +786,6 @@ func outOfProcessFrames(infos []workerTarget, frames map[string]bool, gate func(
 			case why != "":
 				led.exclude("frames", why, 1)
 				continue
-			case room < 0:
 			case len(out) >= room:
 				led.truncated["frames"] = true
 				continue
@@ -810,10 +811,6 @@ func outOfProcessFrames(infos []workerTarget, frames map[string]bool, gate func(
 	switch {
 	case len(out) > 0:
 		listed = fmt.Sprintf("; %d of them listed in frames, each with not_captured naming what is missing", len(out))
-	case room < 0 && len(named) > 0:
-		listed = "; this capture does not list them in frames"
-	case room < 0:
-		listed = "; none is listed in frames (outside " + policy + ")"
 	}
 	return out, fmt.Sprintf("%d frame(s) of another site run in their own renderer process%s: Chromium does not list such a frame in the page's "+
 		"frame tree, so its DOM, accessibility tree, child frames, scripts, resources, network and console are not in this capture, which reads the page's own process%s.", n, which, listed)
@@ -880,17 +877,19 @@ func originServiceWorkers(infos []workerTarget, origin string, sc scope) []strin
 // resumed, and a worker's session gets only Target.setAutoAttach, which the
 // browser answers itself.
 //
-// Seen maps every announced worker to its URL ("" when none was given).
+// Seen maps every announced worker to its URL ("" when none was given) and
+// the frame its announcing session runs for: main for the page's session,
+// the announcing worker's own frame for a worker's session.
 // Complete says every announced session was asked in turn, so a worker not
 // in seen is not the page's. A browser that refuses auto-attach, a worker
 // session that refuses or stays silent past workerAttachWait, and the
 // bounds (max sessions, maxWorkerDepth levels) leave it false; losing the
 // connection or the capture's deadline fails the call.
-func attachWorkers(ctx context.Context, a *attachment, unnamed map[string]bool, walk bool, max int) (seen map[string]string, complete bool, err error) {
+func attachWorkers(ctx context.Context, a *attachment, unnamed map[string]bool, walk bool, main string, max int) (seen map[string]announced, complete bool, err error) {
 	var mu sync.Mutex
-	seen = map[string]string{}
-	ours := map[string]bool{a.page.id: true} // sessions whose announcements count
-	var fresh []string                       // worker sessions not yet asked for their workers
+	seen = map[string]announced{}
+	ours := map[string]string{a.page.id: main} // sessions whose announcements count, to the frame each runs for
+	var fresh []string                         // worker sessions not yet asked for their workers
 	complete = true
 	a.c.setTap(func(ev event) {
 		if ev.Method != cdproto.EventTargetAttachedToTarget {
@@ -902,19 +901,21 @@ func attachWorkers(ctx context.Context, a *attachment, unnamed map[string]bool, 
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if !ours[ev.SessionID] || !decode(ev.Params, &e) || e.SessionID == "" || len(e.SessionID) > 256 || !strings.Contains(e.TargetInfo.Type, "worker") {
+		frame, ok := ours[ev.SessionID]
+		if !ok || !decode(ev.Params, &e) || e.SessionID == "" || len(e.SessionID) > 256 || !strings.Contains(e.TargetInfo.Type, "worker") {
 			return
 		}
-		seen[e.TargetInfo.TargetID] = cmp.Or(e.TargetInfo.URL, seen[e.TargetInfo.TargetID])
+		id := e.TargetInfo.TargetID
+		seen[id] = announced{url: cmp.Or(e.TargetInfo.URL, seen[id].url), parent: cmp.Or(seen[id].parent, frame)}
 		if len(ours) <= max {
-			ours[e.SessionID] = true
+			ours[e.SessionID] = frame
 			fresh = append(fresh, e.SessionID)
 		} else {
 			complete = false
 		}
 	})
 	defer a.c.setTap(nil)
-	result := func() (map[string]string, bool, error) {
+	result := func() (map[string]announced, bool, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		return maps.Clone(seen), complete, nil
@@ -940,7 +941,7 @@ func attachWorkers(ctx context.Context, a *attachment, unnamed map[string]bool, 
 		fresh = nil
 		named := 0
 		for id := range unnamed {
-			if seen[id] != "" {
+			if seen[id].url != "" {
 				named++
 			}
 		}
@@ -969,6 +970,12 @@ func attachWorkers(ctx context.Context, a *attachment, unnamed map[string]bool, 
 		}
 	}
 	return result()
+}
+
+// announced is what the auto-attach walk learned of one worker.
+type announced struct {
+	url    string // its script URL; "" when none was given
+	parent string // the frame of the session that announced it
 }
 
 // maxWorkerDepth bounds how deep attachWorkers follows workers started by

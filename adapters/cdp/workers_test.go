@@ -369,6 +369,8 @@ func TestCacheSkippedPastTheRecordBudgetIsTruncated(t *testing.T) {
 // OW, which no session of the page announces, is another page's. Before,
 // every such worker was excluded as out_of_target_scope with a limitation
 // saying it could not be attributed, and the workers section read as empty.
+// A worker so placed had an empty parent_frame_id, though the session that
+// announced it runs for the main frame (F1): it now names that frame.
 func TestWorkerWithoutAParentAttributedByAutoAttach(t *testing.T) {
 	for _, socket := range []string{"browser", "page"} {
 		t.Run(socket, func(t *testing.T) {
@@ -381,8 +383,8 @@ func TestWorkerWithoutAParentAttributedByAutoAttach(t *testing.T) {
 			is.NoErr(err)
 			assertNeverSent(t, f)
 			is.Equal(got.Workers, []ports.BrowserWorker{
-				{TargetID: "DW", Type: "worker", URL: "http://app.test/outer.js", Origin: "http://app.test"},
-				{TargetID: "DW2", Type: "worker", URL: "http://app.test/inner.js", Origin: "http://app.test"}})
+				{TargetID: "DW", Type: "worker", URL: "http://app.test/outer.js", Origin: "http://app.test", ParentFrameID: "F1"},
+				{TargetID: "DW2", Type: "worker", URL: "http://app.test/inner.js", Origin: "http://app.test", ParentFrameID: "F1"}})
 			is.True(slices.Contains(got.Completeness.Excluded, ports.BrowserExclusion{Section: "workers", Reason: "out_of_target_scope", Count: 2})) // OW, the shared worker
 			is.True(!slices.ContainsFunc(got.Limitations, func(l string) bool { return strings.Contains(l, "dedicated worker(s)") }))
 			// Every worker session is asked, even once all are named:

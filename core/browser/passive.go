@@ -108,7 +108,7 @@ var observeResultSchema = json.RawMessage(`{"type":"object","additionalPropertie
    "properties":{"sequence":{"type":"integer"},"type":{"enum":["navigation_requested","navigation_committed","same_origin_reload","same_document_navigation","redirect","load_failed","lifecycle","target_terminated"]},
    "timestamp":{"type":"string"},"frame_id":{"type":["string","null"]},"loader_id":{"type":["string","null"]},"request_id":{"type":["string","null"]},"url":{"type":["string","null"]},
    "destination_scope":{"enum":["approved","outside_policy","unsupported",null]},"detail":{"type":["string","null"]},
-   "http_status":{"type":["integer","null"],"description":"A commit's main document response status (a 404 page commits too); else null."}}}},
+   "http_status":{"type":["integer","null"],"description":"A commit's main document response status (a 404 page commits too); a redirect's 3xx; else null."}}}},
  "completeness":{"type":"object"},
  "limitations":{"type":"array","items":{"type":"string"}}}}`)
 

@@ -228,7 +228,7 @@ type ObserveWebSessionResultTimelineItem struct {
 	URL              *string `json:"url"`
 	DestinationScope *string `json:"destination_scope"`
 	Detail           *string `json:"detail"`
-	HTTPStatus       *int    `json:"http_status"` // A commit's main document response status (a 404 page commits too); else null.
+	HTTPStatus       *int    `json:"http_status"` // A commit's main document response status (a 404 page commits too); a redirect's 3xx; else null.
 }
 
 // ObserveWebSessionResult is the result of observe_web_session.

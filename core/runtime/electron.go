@@ -110,7 +110,8 @@ var electronInspectSchema = json.RawMessage(`{"type":"object","additionalPropert
  "completeness":{"type":"object","required":["status","excluded","truncated","unavailable"],"properties":{"status":{"enum":["complete","partial"]},
    "excluded":{"type":"array","items":{"type":"object","required":["section","reason","count"]}},"truncated":{"type":"array","items":{"type":"string"}},
    "unavailable":{"type":"array","items":{"type":"object","required":["section","reason"]}}}},
- "frames":{"type":"array","items":{"type":"object","required":["frame_id","parent_frame_id","file_path"]}},
+ "frames":{"type":"array","items":{"type":"object","required":["frame_id","parent_frame_id","file_path"],"properties":{"not_captured":{"type":"array","items":{"type":"string"},
+   "description":"A frame in another renderer process (listed last): only its id, parent and path were read, not these sections."}}}},
  "dom":{"type":"object","required":["total_nodes","nodes"]},
  "scripts":{"type":"object","required":["total","items"],"properties":{"total":{"type":"integer"},"items":{"type":"array","items":{"type":"object","required":["script_key","frame_id","file_path","cdp_hash","length","is_module","language","source"],
    "properties":{"script_key":{"type":"string","pattern":"^electron_script_[0-9a-f]{64}$"},"frame_id":{"type":["string","null"]},"file_path":{"type":"string"},
@@ -152,7 +153,7 @@ func handleInspectElectronPage(ctx context.Context, c *core.Call) (any, error) {
 func normalizeElectronPage(pc *ports.ElectronPageCapture) *InspectElectronPageResult {
 	frames := make([]ElectronFrame, len(pc.Frames))
 	for i, f := range pc.Frames {
-		frames[i] = ElectronFrame{FrameID: f.FrameID, ParentFrameID: strPtr(f.ParentFrameID), FilePath: f.FilePath}
+		frames[i] = ElectronFrame{FrameID: f.FrameID, ParentFrameID: strPtr(f.ParentFrameID), FilePath: f.FilePath, NotCaptured: slices.Clone(f.NotCaptured)}
 	}
 	nodes := make([]ElectronDOMNode, len(pc.DOM.Nodes))
 	for i, n := range pc.DOM.Nodes {

@@ -729,3 +729,20 @@ func TestScenarioMissingFileAdviceNamesThePaths(t *testing.T) {
 		t.Errorf("the remediation does not say how to fix the paths: %q", a)
 	}
 }
+
+// A frame of another site in its own renderer process is listed with
+// not_captured naming the sections that hold nothing of it, as
+// inspect_web_page's frames are; a frame of the page's process has none.
+func TestInspectElectronPageFrameSaysWhatWasNotCaptured(t *testing.T) {
+	is := is.New(t)
+	dir, _ := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	f.Page = &ports.ElectronPageCapture{Browser: ports.BrowserInfo{Product: "Electron/31", Revision: "r"},
+		Target: ports.ElectronTarget{TargetID: "P1", Type: "page", Title: "App", FilePath: dir + "/index.html"},
+		Frames: []ports.ElectronFrame{{FrameID: "F1", FilePath: dir + "/index.html"},
+			{FrameID: "IF1", ParentFrameID: "F1", FilePath: dir + "/index.html", NotCaptured: []string{"frames", "dom", "scripts", "resources"}}}}
+	pg := result(mustCall(t, session(t, f), "inspect_electron_page", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222", "target_id": "P1"}))
+	frames := pg["frames"].([]any)
+	is.Equal(frames[0].(map[string]any)["not_captured"], nil)
+	is.Equal(frames[1].(map[string]any)["not_captured"], []any{"frames", "dom", "scripts", "resources"})
+}

@@ -278,6 +278,8 @@ type ElectronFrame struct {
 	FrameID       string  `json:"frame_id"`
 	ParentFrameID *string `json:"parent_frame_id"`
 	FilePath      string  `json:"file_path"`
+	// A frame in another renderer process: the sections that hold nothing of it.
+	NotCaptured []string `json:"not_captured,omitempty"`
 }
 
 // ElectronDOMNode is one value-free DOM node.

@@ -272,7 +272,7 @@ func passiveCaptureDefs() js {
 			}, "websockets"), "Network activity observed after attachment only."),
 			"console": jsObj(js{
 				"events": jsArr(jsObj(js{
-					"type": jsStrLen(0, 100), "timestamp": js{"type": "number"}, "argument_types": jsArr(jsStr()),
+					"type": jsStrLen(0, 100), "timestamp": js{"type": "number"}, "argument_types": jsDesc(jsArr(jsStr()), `Each argument's JS type; an exception event has one: "error" for a thrown Error.`),
 					"url": jsNullable(jsStr()), "line": jsLine(), "column": jsColumn(),
 					"text_capture": jsObj(js{
 						"status":         jsEnum("not_approved", "included", "truncated", "unavailable"),
@@ -285,7 +285,7 @@ func passiveCaptureDefs() js {
 			}),
 			"workers": jsArr(jsObj(js{
 				"target_id": jsStr(), "type": jsStr(), "url": jsStr(), "origin": jsNullable(jsStr()), "attached": jsBool(),
-				"opener_target_id": jsNullable(jsStr()), "parent_frame_id": jsNullable(jsStr()),
+				"opener_target_id": jsNullable(jsStr()), "parent_frame_id": jsDesc(jsNullable(jsStr()), "Its frame; for a worker the browser names no parent of, the frame of the session that announced it (the main frame)."),
 			})),
 			"metadata": jsDesc(jsObj(js{
 				"responses": jsArr(jsObj(js{
