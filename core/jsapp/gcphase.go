@@ -16,8 +16,10 @@ import (
 // while little of it stays live; at rea's process-wide target (cmd/rea) a
 // small app is collected every few MB. The room bounds what this costs in
 // memory, and an app whose live heap is large already has that room, so it
-// is collected no less often than before. The seal takes the same room
-// after the collection that result() starts (build.go).
+// is collected no less often than before. The build that follows holds
+// the heap the parse left (hold) rather than going back to the process's
+// target, and the seal takes the parse's room again after the collection
+// that result() starts (build.go).
 const (
 	parseGCRoom      = 32 << 20
 	parseGCMaxFactor = 4
@@ -35,19 +37,25 @@ var tuning atomic.Bool
 // the seal: less collector work for more memory. Off by default.
 func TuneCollector(on bool) { tuning.Store(on) }
 
-// gcPhase is the process's calls in their parse phase: the first raises the
-// target, the last puts back what it found. After every collection in
-// between, the target is set again from the heap that collection found live.
+// gcPhase is the process's calls in their parse phase (or holding the heap
+// it left): the first raises the target, the last puts back what it found.
+// After every collection in between, the target is set again from the heap
+// that collection found live.
 var gcPhase struct {
 	sync.Mutex
-	calls int
-	gen   int // which run of phases the after-collection hook serves
-	was   int // the target found, as a percentage
-	set   int // the target now
+	calls   int
+	holding int    // of the calls, those past their parse (hold)
+	held    uint64 // the heap they hold, in bytes
+	gen     int    // which run of phases the after-collection hook serves
+	was     int    // the target found, as a percentage
+	set     int    // the target now
 }
 
 // gcRelax is one call's parse phase.
-type gcRelax struct{ once sync.Once }
+type gcRelax struct {
+	once sync.Once
+	held bool // hold was called (gcPhase is locked to read or write it)
+}
 
 // relaxGC starts a parse phase, or returns nil (a phase that changes
 // nothing) when the tuning is off, the user set the target with GOGC or
@@ -80,11 +88,38 @@ func (g *gcRelax) end() {
 	g.once.Do(func() {
 		gcPhase.Lock()
 		defer gcPhase.Unlock()
+		if g.held {
+			gcPhase.holding--
+		}
 		if gcPhase.calls--; gcPhase.calls == 0 {
 			debug.SetGCPercent(gcPhase.was)
-			gcPhase.set = gcPhase.was
+			gcPhase.set, gcPhase.held = gcPhase.was, 0
+		} else {
+			retuneGC()
 		}
 	})
+}
+
+// hold ends the parse phase's room but not the phase: until end, while
+// no call parses, the collector's goal is the heap the parse left (or the
+// process's target over the live heap, when that is more). The build then
+// makes its garbage in memory the parse already made resident: going back
+// to the process's target over the small live heap the parse leaves, the
+// build of npm-10 was collected four times (once at once), with the
+// heap no larger than the parse's.
+func (g *gcRelax) hold() {
+	if g == nil {
+		return
+	}
+	gcPhase.Lock()
+	defer gcPhase.Unlock()
+	if g.held || gcPhase.calls == 0 {
+		return
+	}
+	g.held = true
+	gcPhase.holding++
+	gcPhase.held = max(gcPhase.held, readUint64("/memory/classes/heap/objects:bytes"))
+	retuneGC()
 }
 
 // gcMark is allocated to be collected: its cleanup runs after the
@@ -116,16 +151,27 @@ func gcPercent() int {
 	return int(int64(s[0].Value.Uint64()))
 }
 
-// retuneGC sets the target that gives parseGCRoom over the live heap,
+// readUint64 reads one runtime metric (0 when the runtime has none).
+func readUint64(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// retuneGC sets the target that gives parseGCRoom over the live heap while
+// a call parses, or up to the held goal once every call holds (hold),
 // within [was, was*parseGCMaxFactor]. gcPhase is locked.
 func retuneGC() {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
 	pct := gcPhase.was * parseGCMaxFactor
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		if live := s[0].Value.Uint64(); live > 0 {
-			pct = int(min(uint64(pct), max(uint64(gcPhase.was), (100*parseGCRoom+live-1)/live)))
+	if live := readUint64("/gc/heap/live:bytes"); live > 0 {
+		room := uint64(parseGCRoom)
+		if gcPhase.holding == gcPhase.calls {
+			room = gcPhase.held - min(live, gcPhase.held)
 		}
+		pct = int(min(uint64(pct), max(uint64(gcPhase.was), (100*room+live-1)/live)))
 	}
 	if pct != gcPhase.set {
 		debug.SetGCPercent(pct)

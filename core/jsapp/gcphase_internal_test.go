@@ -79,3 +79,63 @@ func TestParsePhaseGCTarget(t *testing.T) {
 	var nothing *gcRelax
 	nothing.end() // a phase that changes nothing ends without effect
 }
+
+// Past its parse, a call holds the heap the parse left: with a small live
+// heap the target stays raised up to that heap (it went back to the
+// process's target at once before), while another call still parses the
+// parse's room applies, and the last phase's end puts the target back.
+func TestHoldKeepsTheParsedHeap(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set: the parse phase leaves the target alone")
+	}
+	old := debug.SetGCPercent(70)
+	defer debug.SetGCPercent(old)
+	TuneCollector(true)
+	defer TuneCollector(false)
+	runtime.GC()
+	waitFor := func(want func(int) bool) int {
+		deadline := time.Now().Add(time.Minute) // the cleanup runs on its own goroutine
+		for !want(gcPercent()) && time.Now().Before(deadline) {
+			runtime.Gosched()
+		}
+		return gcPercent()
+	}
+
+	a := relaxGC()
+	big := make([]*[1 << 20]byte, 0, 64)
+	for range cap(big) { // the parse's heap: 64 MB
+		big = append(big, new([1 << 20]byte))
+	}
+	b := relaxGC() // another call, still parsing
+	a.hold()
+	runtime.KeepAlive(big)
+	big = nil
+	runtime.GC() // a few MB live: the parse's room over it
+	if p := waitFor(func(p int) bool { return p == 70*parseGCMaxFactor }); p != 70*parseGCMaxFactor {
+		t.Errorf("while another call parses the target is %d, want %d", p, 70*parseGCMaxFactor)
+	}
+	b.end()
+	if held := gcPhase.held; held < 64<<20 {
+		t.Fatalf("the heap held is %d bytes, want at least the 64 MB the parse left", held)
+	}
+	// 64 MB held over a few MB live: the most the target may be raised.
+	if p := gcPercent(); p != 70*parseGCMaxFactor {
+		t.Errorf("holding 64 MB over a small live heap the target is %d, want %d", p, 70*parseGCMaxFactor)
+	}
+	a.end()
+	if p := gcPercent(); p != 70 {
+		t.Errorf("after the last phase the target is %d, want 70", p)
+	}
+
+	// A parse that left no more than is live holds no room.
+	c := relaxGC()
+	runtime.GC()
+	c.hold()
+	runtime.GC()
+	if p := waitFor(func(p int) bool { return p == 70 }); p != 70 {
+		t.Errorf("holding the live heap the target is %d, want 70", p)
+	}
+	c.end()
+	var nothing *gcRelax
+	nothing.hold() // a phase that changes nothing holds nothing
+}

@@ -214,7 +214,7 @@ func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) 
 		}
 		st.truncated, st.partialWhy = true, "parse"
 	}
-	parsing.end()
+	parsing.hold() // the build collects in the heap the parse left (gcphase.go)
 	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
