@@ -145,6 +145,19 @@ func (unlaunchedCapturer) CaptureProcess(ctx context.Context, req ports.CaptureR
 	return nil, &ports.CaptureError{Disposition: ports.DispositionFailed, Cause: errors.New("launch failed"), Partial: c}
 }
 
+// failedCall captures /tmp/x.sh at detail in s and returns the error the
+// capture failed with.
+func failedCall(t *testing.T, s *core.Session, detail string) *core.Error {
+	t.Helper()
+	raw, _ := json.Marshal(map[string]any{"executable": "/tmp/x.sh", "detail": detail})
+	_, err := s.Call(context.Background(), "capture_process_scenario", raw, nil)
+	var ce *core.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("capture_process_scenario at %s: %v, want a *core.Error", detail, err)
+	}
+	return ce
+}
+
 // A capture whose launch failed reports its final screen as not observed:
 // null, with a residual unknown saying why, and a null digest, in the
 // concise and the complete partial observation. Before, it was a 0x0
@@ -154,10 +167,7 @@ func TestUnlaunchedCaptureHasNoFinalScreen(t *testing.T) {
 	s := session(t, unlaunchedCapturer{})
 	for _, detail := range []string{"concise", "complete"} {
 		is := is.New(t)
-		raw, _ := json.Marshal(map[string]any{"executable": "/tmp/x.sh", "detail": detail})
-		_, err := s.Call(context.Background(), "capture_process_scenario", raw, nil)
-		var ce *core.Error
-		is.True(errors.As(err, &ce))
+		ce := failedCall(t, s, detail)
 		b, err := json.Marshal(ce.Details)
 		is.NoErr(err)
 		var d struct {
@@ -255,10 +265,7 @@ func TestUnreadExecutableSaysWhatWasNotObserved(t *testing.T) {
 	s := session(t, unlaunchedCapturer{})
 	for _, detail := range []string{"concise", "complete"} {
 		is := is.New(t)
-		raw, _ := json.Marshal(map[string]any{"executable": "/tmp/x.sh", "detail": detail})
-		_, err := s.Call(context.Background(), "capture_process_scenario", raw, nil)
-		var ce *core.Error
-		is.True(errors.As(err, &ce))
+		ce := failedCall(t, s, detail)
 		po := ce.Details["partial_observation"].(map[string]any)
 		page := po["capture"].(*process.CaptureProcessScenarioResult)
 		is.Equal(page.ParentEvidenceID, "") // nothing was retained
