@@ -15,6 +15,7 @@ import (
 // tables are switches, arrays of constants or built on first use instead.
 var initFree = []string{
 	"rea/adapters/asar",
+	"rea/adapters/cdp",
 	"rea/adapters/gdbremote",
 	"rea/adapters/ghidra",
 	"rea/adapters/hopper",
