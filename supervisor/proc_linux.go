@@ -172,7 +172,19 @@ func readBounded(path string, limit int64) ([]byte, error) {
 // 100 on every Linux ABI.
 const userHZ = 100
 
-var bootTime = sync.OnceValue(func() time.Time {
+// bootTime is read once, on first use: a package-level sync.OnceValue
+// would be built by init code every rea process runs at start-up.
+var bootTimeOnce struct {
+	sync.Once
+	t time.Time
+}
+
+func bootTime() time.Time {
+	bootTimeOnce.Do(func() { bootTimeOnce.t = readBootTime() })
+	return bootTimeOnce.t
+}
+
+func readBootTime() time.Time {
 	b, err := readBounded(procRoot+"/stat", 1<<20)
 	if err != nil {
 		return time.Time{}
@@ -185,7 +197,7 @@ var bootTime = sync.OnceValue(func() time.Time {
 		}
 	}
 	return time.Time{}
-})
+}
 
 // startTime converts ticks after boot to a time, or the zero time when the
 // boot time is unknown.

@@ -288,10 +288,42 @@ const (
 	keyBlocks
 )
 
-var entryKeys = map[string]int{"files": keyFiles, "size": keySize, "offset": keyOffset, "executable": keyExecutable,
-	"unpacked": keyUnpacked, "link": keyLink, "integrity": keyIntegrity}
+// entryKey and integrityKey are a key's bit, 0 for a key ignored
+// (switches: a package-level map is built by init code every rea process
+// runs).
+func entryKey(k string) int {
+	switch k {
+	case "files":
+		return keyFiles
+	case "size":
+		return keySize
+	case "offset":
+		return keyOffset
+	case "executable":
+		return keyExecutable
+	case "unpacked":
+		return keyUnpacked
+	case "link":
+		return keyLink
+	case "integrity":
+		return keyIntegrity
+	}
+	return 0
+}
 
-var integrityKeys = map[string]int{"algorithm": keyAlgorithm, "hash": keyHash, "blockSize": keyBlockSize, "blocks": keyBlocks}
+func integrityKey(k string) int {
+	switch k {
+	case "algorithm":
+		return keyAlgorithm
+	case "hash":
+		return keyHash
+	case "blockSize":
+		return keyBlockSize
+	case "blocks":
+		return keyBlocks
+	}
+	return 0
+}
 
 func (p *parser) parseEntry(n *node, depth int) error {
 	if err := p.openObject(ReasonNotObject, n.path, "entry"); err != nil {
@@ -307,7 +339,7 @@ func (p *parser) parseEntry(n *node, depth int) error {
 		if !ok {
 			break
 		}
-		bit := entryKeys[k]
+		bit := entryKey(k)
 		if seen&bit != 0 {
 			return p.fail(ReasonJSON, n.path, "duplicate key %q", k)
 		}
@@ -444,7 +476,7 @@ func (p *parser) parseIntegrity(path string) (*Integrity, error) {
 		if !ok {
 			break
 		}
-		bit := integrityKeys[k]
+		bit := integrityKey(k)
 		if seen&bit != 0 {
 			return nil, p.fail(ReasonJSON, path, "duplicate key %q in integrity", k)
 		}
@@ -502,7 +534,7 @@ func (p *parser) parseIntegrity(path string) (*Integrity, error) {
 		}
 	}
 	for _, k := range []string{"algorithm", "hash", "blockSize", "blocks"} {
-		if seen&integrityKeys[k] == 0 {
+		if seen&integrityKey(k) == 0 {
 			return nil, p.fail(ReasonIntegrity, path, "integrity has no %s", k)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -247,7 +246,7 @@ func (c *conn) readLoop() {
 }
 
 // replyID matches the start of a reply as Chromium writes it, its id first.
-var replyID = regexp.MustCompile(`^\s*\{\s*"id"\s*:\s*([0-9]{1,16})\s*[,}]`)
+var replyID = lazyRegexp{expr: `^\s*\{\s*"id"\s*:\s*([0-9]{1,16})\s*[,}]`}
 
 // failReply fails, with payload_limit, the one pending command whose reply
 // was the over-limit message starting with head, and reports whether there
@@ -255,7 +254,7 @@ var replyID = regexp.MustCompile(`^\s*\{\s*"id"\s*:\s*([0-9]{1,16})\s*[,}]`)
 // over-limit event or a message naming no pending command is not
 // answered here and fails the connection as before.
 func (c *conn) failReply(head []byte) bool {
-	m := replyID.FindSubmatch(head)
+	m := replyID.get().FindSubmatch(head)
 	if m == nil {
 		return false
 	}

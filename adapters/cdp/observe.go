@@ -2,7 +2,6 @@ package cdp
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -15,8 +14,8 @@ import (
 )
 
 var (
-	netErrorDetail = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^net::ERR_[A-Z0-9_]{1,100}$`) })
-	plainDetail    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_.:-]{1,100}$`) })
+	netErrorDetail = lazyRegexp{expr: `^net::ERR_[A-Z0-9_]{1,100}$`}
+	plainDetail    = lazyRegexp{expr: `^[a-z0-9_.:-]{1,100}$`}
 )
 
 // timeline is the event state of one observe_web_session call.
@@ -90,7 +89,7 @@ func (tl *timeline) withURL(ev *ports.BrowserTimelineEvent, raw string) (left bo
 
 func detail(s string) *string {
 	s = strings.ToLower(s)
-	if plainDetail().MatchString(s) {
+	if plainDetail.get().MatchString(s) {
 		return &s
 	}
 	return nil
@@ -209,7 +208,7 @@ func (tl *timeline) onEvent(ev event) {
 			return
 		}
 		te := ports.BrowserTimelineEvent{Type: "load_failed", RequestID: strp(e.RequestID)}
-		if netErrorDetail().MatchString(e.ErrorText) {
+		if netErrorDetail.get().MatchString(e.ErrorText) {
 			te.Detail = &e.ErrorText
 		}
 		tl.add(te)

@@ -29,9 +29,29 @@ import (
 	"rea/ports"
 )
 
-var stepIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]*$`) })
+var stepIDPattern = lazyRegexp{expr: `^[A-Za-z][A-Za-z0-9._-]*$`}
 
-var scenarioArtifacts = map[string]bool{"screenshot": true, "dom": true, "accessibility": true, "url": true, "history": true, "storage": true}
+// lazyRegexp is compiled on first use: a package-level regexp, map or
+// sync.OnceValue is init code every rea process runs; this struct of a
+// constant is laid out by the linker.
+type lazyRegexp struct {
+	once sync.Once
+	re   *regexp.Regexp
+	expr string
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re
+}
+
+func scenarioArtifact(a string) bool {
+	switch a {
+	case "screenshot", "dom", "accessibility", "url", "history", "storage":
+		return true
+	}
+	return false
+}
 
 const maxDOMArtifactBytes = 1 << 20
 
@@ -61,7 +81,7 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 	seen := map[string]bool{"scenario_start": true}
 	for i, s := range req.Steps {
 		f := fmt.Sprintf("actions/%d", i)
-		if !stepIDPattern().MatchString(s.StepID) || seen[s.StepID] {
+		if !stepIDPattern.get().MatchString(s.StepID) || seen[s.StepID] {
 			return scope{}, invalidScenario(f+"/step_id", "step ids must match ^[A-Za-z][A-Za-z0-9._-]*$ and be unique")
 		}
 		seen[s.StepID] = true
@@ -87,14 +107,14 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 	}
 	ids, envs := map[string]bool{}, map[string]bool{}
 	for i, x := range req.Secrets {
-		if !stepIDPattern().MatchString(x.SecretID) || ids[x.SecretID] || x.EnvironmentVariable == "" || envs[x.EnvironmentVariable] {
+		if !stepIDPattern.get().MatchString(x.SecretID) || ids[x.SecretID] || x.EnvironmentVariable == "" || envs[x.EnvironmentVariable] {
 			return scope{}, invalidScenario(fmt.Sprintf("secrets/%d", i), "secret ids and environment variables must be unique and non-empty")
 		}
 		ids[x.SecretID], envs[x.EnvironmentVariable] = true, true
 	}
 	for _, list := range [][]string{req.CaptureAfterEachStep, req.CaptureAtEnd} {
 		for _, a := range list {
-			if !scenarioArtifacts[a] {
+			if !scenarioArtifact(a) {
 				return scope{}, invalidScenario("capture", "unknown artifact "+a)
 			}
 		}

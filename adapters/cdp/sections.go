@@ -162,9 +162,23 @@ type snapshot struct {
 	Strings []string `json:"strings"`
 }
 
-var urlAttributes = map[string]bool{"href": true, "src": true, "action": true, "formaction": true, "poster": true}
+// urlAttribute, agentRel and axState are switches: a package-level map is
+// built by init code every rea process runs.
+func urlAttribute(name string) bool {
+	switch name {
+	case "href", "src", "action", "formaction", "poster":
+		return true
+	}
+	return false
+}
 
-var agentRels = map[string]bool{"mcp": true, "model-context": true, "ai-plugin": true, "service-desc": true}
+func agentRel(rel string) bool {
+	switch rel {
+	case "mcp", "model-context", "ai-plugin", "service-desc":
+		return true
+	}
+	return false
+}
 
 func (e *Engine) domSnapshot(ctx context.Context, a *attachment, pc *pageCapture) (ports.BrowserDOM, error) {
 	var snap snapshot
@@ -242,7 +256,7 @@ func (e *Engine) domSnapshot(ctx context.Context, a *attachment, pc *pageCapture
 				if name == "rel" {
 					rel = val
 				}
-				if !urlAttributes[name] {
+				if !urlAttribute(name) {
 					continue
 				}
 				if len(dom.URLs) >= pc.lim.MaxResources {
@@ -271,7 +285,7 @@ func (e *Engine) domSnapshot(ctx context.Context, a *attachment, pc *pageCapture
 			}
 			if strings.EqualFold(node.NodeName, "link") {
 				for _, r := range strings.Fields(strings.ToLower(rel)) {
-					if agentRels[r] {
+					if agentRel(r) {
 						rels[r] = true
 					}
 				}
@@ -306,12 +320,14 @@ type axNode struct {
 	FrameID  string   `json:"frameId"`
 }
 
-var axStates = map[string]bool{}
-
-func init() {
-	for _, s := range strings.Fields("atomic autocomplete busy checked disabled editable expanded focusable focused hasPopup hidden invalid level live modal multiline multiselectable orientation pressed readonly required selected valuemax valuemin") {
-		axStates[s] = true
+func axState(name string) bool {
+	switch name {
+	case "atomic", "autocomplete", "busy", "checked", "disabled", "editable", "expanded", "focusable", "focused", "hasPopup", "hidden",
+		"invalid", "level", "live", "modal", "multiline", "multiselectable", "orientation", "pressed", "readonly", "required", "selected",
+		"valuemax", "valuemin":
+		return true
 	}
+	return false
 }
 
 // on reports a state property that holds: Chromium lists readonly,
@@ -398,7 +414,7 @@ func (e *Engine) accessibility(ctx context.Context, a *attachment, pc *pageCaptu
 	keep := func(n axNode, frameID string) {
 		node := ports.BrowserAXNode{NodeID: n.NodeID, ParentID: n.ParentID, FrameID: frameID, Role: cut(n.Role.text(), 1024), Ignored: n.Ignored, States: []string{}}
 		for _, p := range n.Properties {
-			if axStates[p.Name] && p.Value.on() {
+			if axState(p.Name) && p.Value.on() {
 				node.States = append(node.States, p.Name)
 			}
 		}

@@ -74,7 +74,16 @@ func (cl *client) requestOK(ctx context.Context, req string) error {
 	return nil
 }
 
-var errNotSupported = fmt.Errorf("%w: request not supported by the server", ErrProtocol)
+// errNotSupported is a protocol error: a value of a type rather than
+// fmt.Errorf's, which is init code every rea process runs.
+var errNotSupported error = notSupportedError{}
+
+type notSupportedError struct{}
+
+func (notSupportedError) Error() string {
+	return ErrProtocol.Error() + ": request not supported by the server"
+}
+func (notSupportedError) Unwrap() error { return ErrProtocol }
 
 func short(s string) string {
 	if len(s) > 64 {

@@ -106,8 +106,9 @@ func (c convention) needed() []string {
 	return out
 }
 
-// gdbSignals names GDB's signal numbers (the protocol's, not the host's).
-var gdbSignals = map[int]string{
+// gdbSignals names GDB's signal numbers (the protocol's, not the host's),
+// an array of constants (a map would be built by init code at start-up).
+var gdbSignals = [...]string{
 	1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT",
 	7: "SIGEMT", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGBUS", 11: "SIGSEGV", 12: "SIGSYS",
 	13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM", 16: "SIGURG", 17: "SIGSTOP",
@@ -117,8 +118,8 @@ var gdbSignals = map[int]string{
 }
 
 func signalName(n int) string {
-	if s, ok := gdbSignals[n]; ok {
-		return s
+	if n >= 0 && n < len(gdbSignals) && gdbSignals[n] != "" {
+		return gdbSignals[n]
 	}
 	return fmt.Sprintf("signal %d", n)
 }

@@ -24,13 +24,37 @@ import (
 // emulated program is the emulator process itself (getpid in the program is
 // QEMU's PID), so the supervisor owns it exactly as it owns gdbserver.
 
-// defaultEmulators names QEMU's user-mode emulator for each architecture
-// the tracer reads.
-var defaultEmulators = map[string]string{"arm64": "qemu-aarch64", "x86-64": "qemu-x86_64", "x86": "qemu-i386"}
+// emulatedArchs are the architectures the tracer reads under QEMU;
+// defaultEmulator names QEMU's user-mode emulator for each (switches and
+// arrays of constants: a package-level map is built by init code every rea
+// process runs).
+var emulatedArchs = [...]string{"arm64", "x86-64", "x86"}
 
-// crossTriplets are Debian's directories (/usr/<triplet>) and package
-// architectures (libc6-<arch>-cross) of each architecture's cross libraries.
-var crossTriplets = map[string][2]string{"arm64": {"aarch64-linux-gnu", "arm64"}, "x86-64": {"x86_64-linux-gnu", "amd64"}, "x86": {"i686-linux-gnu", "i386"}}
+func defaultEmulator(arch string) string {
+	switch arch {
+	case "arm64":
+		return "qemu-aarch64"
+	case "x86-64":
+		return "qemu-x86_64"
+	case "x86":
+		return "qemu-i386"
+	}
+	return ""
+}
+
+// crossTriplet is Debian's directory (/usr/<triplet>) and package
+// architecture (libc6-<arch>-cross) of an architecture's cross libraries.
+func crossTriplet(arch string) [2]string {
+	switch arch {
+	case "arm64":
+		return [2]string{"aarch64-linux-gnu", "arm64"}
+	case "x86-64":
+		return [2]string{"x86_64-linux-gnu", "amd64"}
+	case "x86":
+		return [2]string{"i686-linux-gnu", "i386"}
+	}
+	return [2]string{}
+}
 
 // hostArch is the tracer's name for the architecture this process runs on
 // ("" for one it cannot trace natively).
@@ -49,7 +73,7 @@ func hostArch() string {
 func (t *Tracer) emulatorFor(arch string) (string, error) {
 	name := t.opts.Emulators[arch]
 	if name == "" {
-		name = defaultEmulators[arch]
+		name = defaultEmulator(arch)
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
@@ -76,7 +100,7 @@ func loaderPrefix(target *elfInfo, env []string) (string, error) {
 	if v := os.Getenv("QEMU_LD_PREFIX"); v != "" {
 		return v, nil
 	}
-	triplet := crossTriplets[target.arch][0]
+	triplet := crossTriplet(target.arch)[0]
 	for _, dir := range []string{"/usr/" + triplet, "/usr/" + triplet + "/libc"} {
 		if fileExists(filepath.Join(dir, target.interp)) {
 			return dir, nil
@@ -86,7 +110,7 @@ func loaderPrefix(target *elfInfo, env []string) (string, error) {
 		return "", nil // a multiarch host has the loader in place
 	}
 	return "", fmt.Errorf("%s needs the %s loader %s, which neither the host nor /usr/%s has (install Debian's libc6-%s-cross, or set QEMU_LD_PREFIX to a sysroot): %w",
-		target.path, target.arch, target.interp, triplet, crossTriplets[target.arch][1], ports.ErrTargetNotExecutable)
+		target.path, target.arch, target.interp, triplet, crossTriplet(target.arch)[1], ports.ErrTargetNotExecutable)
 }
 
 // emulated is a program run by QEMU's user-mode emulator under

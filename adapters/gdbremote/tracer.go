@@ -98,7 +98,7 @@ func (t *Tracer) Available() error {
 	if err == nil {
 		return nil
 	}
-	for arch := range defaultEmulators {
+	for _, arch := range emulatedArchs {
 		if _, e := t.emulatorFor(arch); e == nil && arch != hostArch() {
 			return nil
 		}

@@ -32,7 +32,17 @@ type Check struct {
 }
 
 // versionPattern is the accepted 12.1.x shape (PROVIDERS.md §1.2).
-var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+))?([-+].*)?$`) })
+// It is compiled on first use (a package-level sync.OnceValue is init code
+// every rea process runs).
+var versionOnce struct {
+	sync.Once
+	re *regexp.Regexp
+}
+
+func versionPattern() *regexp.Regexp {
+	versionOnce.Do(func() { versionOnce.re = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+))?([-+].*)?$`) })
+	return versionOnce.re
+}
 
 // VerifiedVersion is the Ghidra build the bridge is verified against; other
 // 12.1.x builds are accepted with a limitation.

@@ -23,9 +23,19 @@ const pageLimit = 500
 // items anyway).
 const maxPages = 1_000_000/pageLimit + 1
 
-var addressPattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:0x[0-9a-f]+|(?:[A-Za-z0-9._~-]|%[0-9A-F]{2})+:0x[0-9a-f]+)$`)
-})
+// addressPattern is compiled on first use (a package-level sync.OnceValue
+// is init code every rea process runs).
+var addressOnce struct {
+	sync.Once
+	re *regexp.Regexp
+}
+
+func addressPattern() *regexp.Regexp {
+	addressOnce.Do(func() {
+		addressOnce.re = regexp.MustCompile(`^(?:0x[0-9a-f]+|(?:[A-Za-z0-9._~-]|%[0-9A-F]{2})+:0x[0-9a-f]+)$`)
+	})
+	return addressOnce.re
+}
 
 // parseAddress reads bridge address text. Only the default space maps onto
 // ports' uint64 addresses; other spaces (EXTERNAL:0x...) report ok false.
@@ -522,11 +532,33 @@ type bodyJSON struct {
 	Truncated bool `json:"truncated"`
 }
 
-var flowNames = map[string]ports.Flow{"": ports.FlowNext, "next": ports.FlowNext, "call": ports.FlowCall,
-	"jump": ports.FlowJump, "branch": ports.FlowBranch, "return": ports.FlowReturn, "stop": ports.FlowStop}
+// flowName reads the bridge's flow names (switches, not map literals: a
+// package-level map is built by init code every rea process runs).
+func flowName(s string) (ports.Flow, bool) {
+	switch s {
+	case "", "next":
+		return ports.FlowNext, true
+	case "call":
+		return ports.FlowCall, true
+	case "jump":
+		return ports.FlowJump, true
+	case "branch":
+		return ports.FlowBranch, true
+	case "return":
+		return ports.FlowReturn, true
+	case "stop":
+		return ports.FlowStop, true
+	}
+	return "", false
+}
 
-var edgeNames = map[string]bool{ports.EdgeFallthrough: true, ports.EdgeJump: true, ports.EdgeBranch: true,
-	ports.EdgeJumpTable: true, ports.EdgeTailCall: true, ports.EdgeUnresolved: true}
+func edgeName(s string) bool {
+	switch s {
+	case ports.EdgeFallthrough, ports.EdgeJump, ports.EdgeBranch, ports.EdgeJumpTable, ports.EdgeTailCall, ports.EdgeUnresolved:
+		return true
+	}
+	return false
+}
 
 // Function decodes one procedure through the bridge's function_body (a rea
 // extension: Ghidra's listing over the function body and its
@@ -590,7 +622,7 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 		}
 		blk := ports.BasicBlock{Start: start, End: end, Instructions: bl.Instructions}
 		for _, e := range bl.Successors {
-			if !edgeNames[e.Kind] {
+			if !edgeName(e.Kind) {
 				return bad("edge kind " + e.Kind)
 			}
 			edge := ports.Edge{Kind: e.Kind}
@@ -618,7 +650,13 @@ type referenceJSON struct {
 // refKinds are the kinds kept. The bridge lists references made by
 // instructions only, so it sends no ports.RefPointer; one it sent would
 // be kept as the native engine reports it.
-var refKinds = map[string]bool{ports.RefCall: true, ports.RefJump: true, ports.RefRead: true, ports.RefWrite: true, ports.RefAddress: true, ports.RefPointer: true}
+func refKind(s string) bool {
+	switch s {
+	case ports.RefCall, ports.RefJump, ports.RefRead, ports.RefWrite, ports.RefAddress, ports.RefPointer:
+		return true
+	}
+	return false
+}
 
 // references lists the document's whole reference table once (the bridge's
 // paged list_references, a rea extension over Ghidra's ReferenceManager plus
@@ -641,7 +679,7 @@ func (a *Analysis) references(ctx context.Context) ([]ports.Reference, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !ok || !refKinds[r.Kind] {
+		if !ok || !refKind(r.Kind) {
 			continue
 		}
 		ref := ports.Reference{From: from, Kind: r.Kind, Unresolved: r.Unresolved, Operand: r.Operand}
@@ -800,7 +838,7 @@ func (in instructionJSON) decode() (ports.Instruction, error) {
 		return ports.Instruction{}, fmt.Errorf("%w: instruction address %q", errProtocol, in.Address)
 	}
 	b, err := hex.DecodeString(in.Bytes)
-	flow, known := flowNames[in.Flow]
+	flow, known := flowName(in.Flow)
 	if err != nil || len(b) == 0 || !known || in.Mnemonic == "" || addr+uint64(len(b)) < addr {
 		return ports.Instruction{}, fmt.Errorf("%w: instruction at %s", errProtocol, in.Address)
 	}

@@ -110,7 +110,7 @@ func (a *Analysis) SnapshotHits() []string { return a.snap.Hits() }
 
 // mutating names the methods that change Hopper's document: once a session
 // sends one, its answers are no longer the snapshot's.
-var mutating = map[string]bool{"set_annotation": true, "remove_annotation": true}
+func mutating(method string) bool { return method == "set_annotation" || method == "remove_annotation" }
 
 // query answers method(params) from the analysis snapshot when it holds the
 // result, else asks the engine (starting it when needed) and keeps the
@@ -119,7 +119,7 @@ func (a *Analysis) query(ctx context.Context, method string, params map[string]a
 	if err := a.lazy.Usable(ctx); err != nil { // no snapshot answers after Close
 		return err
 	}
-	if mutating[method] {
+	if mutating(method) {
 		a.snap.Stop()
 	} else if a.snap.Get(ctx, method, params, out) {
 		return nil
@@ -140,7 +140,7 @@ func (a *Analysis) query(ctx context.Context, method string, params map[string]a
 			return fmt.Errorf("hopper: %s: %w: %s result: %v", method, errProtocol, method, err)
 		}
 	}
-	if !mutating[method] {
+	if !mutating(method) {
 		a.snap.Put(method, params, raw)
 	}
 	return nil

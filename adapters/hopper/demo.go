@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"time"
 )
 
@@ -35,12 +34,22 @@ const (
 	strategyNamespace = "user-mount-namespace"
 )
 
-// helperFailures names the helper's exit codes.
-var helperFailures = map[int]string{
-	70: "private_display_unavailable", 71: "x11_authorization_failed", 72: "unsupported_hopper_build",
-	73: "invalid_launch_command", 74: "process_ownership_mismatch", 75: "hopper_exited_during_startup",
-	76: "unsupported_demo_dialog", 77: "unexpected_display_geometry", 78: "x11_input_failed",
-	79: "runtime_dependency_unavailable", 80: "x11_socket_directory_unusable",
+// helperFailures names the helper's exit codes from 70 (an array of
+// constants, laid out by the linker: a map would be built by init code
+// every rea process runs).
+var helperFailures = [...]string{
+	"private_display_unavailable", "x11_authorization_failed", "unsupported_hopper_build",
+	"invalid_launch_command", "process_ownership_mismatch", "hopper_exited_during_startup",
+	"unsupported_demo_dialog", "unexpected_display_geometry", "x11_input_failed",
+	"runtime_dependency_unavailable", "x11_socket_directory_unusable",
+}
+
+// helperFailure names exit code exit, "" for a code the helper does not define.
+func helperFailure(exit int) string {
+	if exit >= 70 && exit-70 < len(helperFailures) {
+		return helperFailures[exit-70]
+	}
+	return ""
 }
 
 // HelperError is a failure of the Linux demo's X11 helper: FailureCode
@@ -62,7 +71,7 @@ func (e *HelperError) Error() string {
 
 // helperError reads the helper's exit and stderr.
 func helperError(exit int, stderr []byte) *HelperError {
-	e := &HelperError{FailureCode: helperFailures[exit], ExitCode: exit}
+	e := &HelperError{FailureCode: helperFailure(exit), ExitCode: exit}
 	for line := range bytes.Lines(stderr) {
 		v, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("REA_X11_DIAGNOSTIC_V1="))
 		var d map[string]any
@@ -164,7 +173,5 @@ func helperExit(code int, stderrLog string) error {
 }
 
 // errDemoWithoutHelper is the start failure of the demo without a helper.
-var errDemoWithoutHelper = errors.New(strings.Join([]string{
-	"this launcher is the Hopper 6.4.2 Linux demo, which shows a dialog before it analyses anything;",
-	"rea runs it only through the X11 helper (Options.DemoHelper), which is not configured",
-}, " "))
+var errDemoWithoutHelper = errors.New("this launcher is the Hopper 6.4.2 Linux demo, which shows a dialog before it analyses anything; " +
+	"rea runs it only through the X11 helper (Options.DemoHelper), which is not configured")

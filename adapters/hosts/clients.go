@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 )
 
 // Env is where the hosts' files are looked for. Tests point it at temporary
@@ -130,9 +131,21 @@ type location struct {
 // serverName is the key rea registers under.
 const serverName = "rea"
 
-// The formats follow each client's published documentation as of late
-// 2025. Points of uncertainty are noted beside the entry.
-var locations = func() []location {
+// locations are the clients' configuration files, built on first use (a
+// package-level table built by a function call is init code every rea
+// process runs). The formats follow each client's published documentation
+// as of late 2025. Points of uncertainty are noted beside the entry.
+var locationsOnce struct {
+	sync.Once
+	l []location
+}
+
+func locations() []location {
+	locationsOnce.Do(func() { locationsOnce.l = buildLocations() })
+	return locationsOnce.l
+}
+
+func buildLocations() []location {
 	claudeCode := Client{ID: "claude-code", Name: "Claude Code", Scopes: []Scope{ScopeUser, ScopeProject}}
 	claudeDesktop := Client{ID: "claude-desktop", Name: "Claude Desktop", Scopes: []Scope{ScopeUser}}
 	codex := Client{ID: "codex", Name: "Codex", Scopes: []Scope{ScopeUser}}
@@ -219,13 +232,13 @@ var locations = func() []location {
 			path:    join(zedDir, "settings.json"),
 			markers: func(e Env) []string { return paths(zedDir(e)) }},
 	}
-}()
+}
 
 // Clients lists the supported clients in a stable order.
 func Clients() []Client {
 	var out []Client
 	seen := map[string]bool{}
-	for _, l := range locations {
+	for _, l := range locations() {
 		if !seen[l.client.ID] {
 			seen[l.client.ID] = true
 			out = append(out, l.client)
@@ -244,7 +257,7 @@ type Detected struct {
 // directories), in the order of Clients.
 func Detect(env Env) []Detected {
 	var out []Detected
-	for _, l := range locations {
+	for _, l := range locations() {
 		if l.scope != ScopeUser {
 			continue
 		}
@@ -296,7 +309,7 @@ func (l *location) entryPath() []string {
 func (c Client) Formats() []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, l := range locations {
+	for _, l := range locations() {
 		if l.client.ID == c.ID && !seen[l.format.String()] {
 			seen[l.format.String()] = true
 			out = append(out, l.format.String())

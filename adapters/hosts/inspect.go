@@ -191,8 +191,8 @@ func Inspect(env Env, want Entry, opts *Options) ([]Registration, error) {
 		p = &prober{fn: opts.Version}
 	}
 	var out []Registration
-	for i := range locations {
-		l := &locations[i]
+	for i := range locations() {
+		l := &locations()[i]
 		if !opts.wantsClient(l.client.ID) {
 			continue
 		}

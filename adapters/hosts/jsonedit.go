@@ -46,8 +46,6 @@ var ErrLayout = errors.New("hosts: the entry is written in a layout rea does not
 // parsed again, so it is not written.
 var ErrUnverified = errors.New("hosts: the edited document does not hold exactly what was intended")
 
-var errLayout = ErrLayout
-
 // jsonWalk follows path from the root object. It returns the deepest object
 // reached and how many keys of path it consumed.
 func jsonWalk(data []byte, root *jnode, path []string) (*jnode, int, error) {

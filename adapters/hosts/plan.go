@@ -94,8 +94,8 @@ func PlanSetup(env Env, want Entry, opts *SetupOptions) (Plan, error) {
 		return Plan{}, ErrNotRea
 	}
 	plan := Plan{Operation: "setup"}
-	for i := range locations {
-		l := &locations[i]
+	for i := range locations() {
+		l := &locations()[i]
 		if !o.wantsClient(l.client.ID) || !o.wantsScope(l.scope, ScopeUser) {
 			continue
 		}
@@ -127,9 +127,9 @@ func PlanSetup(env Env, want Entry, opts *SetupOptions) (Plan, error) {
 }
 
 func userLocation(id string) *location {
-	for i := range locations {
-		if locations[i].client.ID == id && locations[i].scope == ScopeUser {
-			return &locations[i]
+	for i := range locations() {
+		if locations()[i].client.ID == id && locations()[i].scope == ScopeUser {
+			return &locations()[i]
 		}
 	}
 	return &location{}

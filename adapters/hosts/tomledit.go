@@ -241,7 +241,7 @@ func tomlSet(data []byte, path []string, fs fields) ([]byte, error) {
 		}
 		l := tomlLocate(exprs, path)
 		if l.parent || len(l.inline) > 0 {
-			return nil, errLayout
+			return nil, ErrLayout
 		}
 		if l.header == nil && len(l.dotted) == 0 {
 			block := "[" + tomlKey(path) + "]" + nl
@@ -353,12 +353,12 @@ func tomlRemove(data []byte, path []string) ([]byte, error) {
 	l := tomlLocate(exprs, path)
 	if l.header == nil && len(l.dotted) == 0 && len(l.subs) == 0 && len(l.inline) == 0 {
 		if _, ok := lookupPath(before, path); ok {
-			return nil, errLayout
+			return nil, ErrLayout
 		}
 		return data, nil
 	}
 	if l.parent {
-		return nil, errLayout
+		return nil, ErrLayout
 	}
 	type span struct{ from, to int }
 	var spans []span

@@ -15,8 +15,8 @@ func PlanUninstall(env Env, opts *Options) (Plan, error) {
 		return Plan{}, err
 	}
 	plan := Plan{Operation: "uninstall"}
-	for i := range locations {
-		l := &locations[i]
+	for i := range locations() {
+		l := &locations()[i]
 		if !opts.wantsClient(l.client.ID) || !opts.wantsScope(l.scope, ScopeUser, ScopeProject) {
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"rea/ports"
@@ -86,14 +87,24 @@ func RunVersion(ctx context.Context, path string, args ...string) (string, error
 	return versionLine(text), nil
 }
 
-var versionPattern = regexp.MustCompile(`[0-9]+\.[0-9]+`)
+// versionPattern is compiled on first use (a package-level regexp is init
+// code every rea process runs).
+var versionOnce struct {
+	sync.Once
+	re *regexp.Regexp
+}
+
+func versionPattern() *regexp.Regexp {
+	versionOnce.Do(func() { versionOnce.re = regexp.MustCompile(`[0-9]+\.[0-9]+`) })
+	return versionOnce.re
+}
 
 // versionLine is the first line that holds a version number, else the
 // first line (launcher scripts may print warnings first).
 func versionLine(text string) string {
 	lines := strings.Split(strings.TrimSpace(text), "\n")
 	for _, l := range lines {
-		if versionPattern.MatchString(l) {
+		if versionPattern().MatchString(l) {
 			return strings.TrimSpace(l)
 		}
 	}

@@ -790,7 +790,8 @@ func (c *capture) dispatch(i int, ev ports.CaptureEvent) {
 		c.sendRender(renderItem{at: c.elapsed(), resize: true, cols: ev.Columns, rows: ev.Rows})
 	case ports.EventSignal:
 		ie.Data = ev.Signal
-		res, why := c.signalLauncher(signalNames[ev.Signal])
+		sig, _ := signalNamed(ev.Signal)
+		res, why := c.signalLauncher(sig)
 		ie.SignalDelivery = res
 		switch res {
 		case ports.SignalDelivered:

@@ -21,8 +21,18 @@ func issue(reason, msg string, path ...any) error {
 	return &ports.ScenarioError{Path: path, Reason: reason, Message: msg}
 }
 
-var signalNames = map[string]syscall.Signal{
-	"SIGINT": syscall.SIGINT, "SIGTERM": syscall.SIGTERM, "SIGKILL": syscall.SIGKILL,
+// signalNamed is the signal an event names (a switch: a package-level map
+// is built by init code every rea process runs).
+func signalNamed(name string) (syscall.Signal, bool) {
+	switch name {
+	case "SIGINT":
+		return syscall.SIGINT, true
+	case "SIGTERM":
+		return syscall.SIGTERM, true
+	case "SIGKILL":
+		return syscall.SIGKILL, true
+	}
+	return 0, false
 }
 
 // validate checks the scenario's shape (§1.1) without touching the
@@ -123,7 +133,7 @@ func validate(s ports.CaptureScenario) error {
 				return err
 			}
 		case ports.EventSignal:
-			if _, ok := signalNames[ev.Signal]; !ok {
+			if _, ok := signalNamed(ev.Signal); !ok {
 				return issue(ports.IssueInvalidValue, fmt.Sprintf("signal %q is not SIGINT, SIGTERM or SIGKILL", ev.Signal), "events", i, "signal")
 			}
 		default:

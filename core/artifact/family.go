@@ -5,6 +5,8 @@
 // JavaScript application graph (rea/core/jsapp) is built on.
 package artifact
 
+//go:generate go test -run ^TestGeneratedCompareExamplesCurrent$ . -args -update
+
 import (
 	"rea/core"
 )

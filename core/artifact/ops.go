@@ -658,10 +658,21 @@ func resolveEvidenceArg(c *core.Call, name string, raw json.RawMessage) (*core.E
 	return ev, err
 }
 
-// compareExamples are two complete inventory_artifact records of a
+// compareExamples are compare_artifacts' examples as buildCompareExamples
+// makes them, generated into examples_generated.go: building them seals two
+// Evidence records, work every rea process would do at start-up.
+func compareExamples() []json.RawMessage {
+	out := make([]json.RawMessage, len(generatedCompareExamples))
+	for i, e := range generatedCompareExamples {
+		out[i] = e
+	}
+	return out
+}
+
+// buildCompareExamples are two complete inventory_artifact records of a
 // one-file artifact before and after an edit (the catalog advertises them as
 // retained references).
-func compareExamples() []json.RawMessage {
+func buildCompareExamples() []json.RawMessage {
 	a, b := exampleInventoryEvidence("console.log('v1')\n"), exampleInventoryEvidence("console.log('v2')\n")
 	ref := func(ev *core.Evidence) string {
 		return `{"kind":"retained-evidence","evidence_id":"` + string(ev.EvidenceID) + `"}`

@@ -508,30 +508,59 @@ func replaceSchemas(s map[string]any, f func(map[string]any) (any, bool)) {
 
 // --- property descriptions ---
 
-var propertyDescriptions = map[string]string{
-	"path":          "Local filesystem path.",
-	"document":      "Document name from list_documents; defaults to the current document.",
-	"offset":        "Index of the first item to return.",
-	"limit":         "Maximum number of items to return.",
-	"address":       "Address as 0x hex or decimal.",
-	"procedure":     "Procedure name or address.",
-	"pattern":       "Text or pattern to match.",
-	"detail":        "How much detail to return.",
-	"evidence_id":   "An evidence_id (ev_ followed by 64 hex characters).",
-	"overwrite":     "Replace an existing destination file.",
-	"provider_id":   "Analysis provider: auto or a provider id.",
-	"kind":          "Discriminator of this object.",
-	"source":        "The Evidence to read: a retained reference or inline Evidence.",
-	"view":          "Which view to project.",
-	"filters":       "Exact-match filters.",
-	"mode":          "How the operation matches or runs.",
-	"max_changes":   "Maximum number of changes to report.",
-	"before":        "The earlier capture.",
-	"after":         "The later capture.",
-	"left":          "The left side of the comparison.",
-	"right":         "The right side of the comparison.",
-	"application":   "Application Evidence or a retained reference to it.",
-	"normalization": "Normalization rules applied before comparing.",
+// propertyDescription is the description a property of this name gets
+// when its schema has none (a switch: a package-level map is built by init
+// code every rea process runs).
+func propertyDescription(name string) (string, bool) {
+	switch name {
+	case "path":
+		return "Local filesystem path.", true
+	case "document":
+		return "Document name from list_documents; defaults to the current document.", true
+	case "offset":
+		return "Index of the first item to return.", true
+	case "limit":
+		return "Maximum number of items to return.", true
+	case "address":
+		return "Address as 0x hex or decimal.", true
+	case "procedure":
+		return "Procedure name or address.", true
+	case "pattern":
+		return "Text or pattern to match.", true
+	case "detail":
+		return "How much detail to return.", true
+	case "evidence_id":
+		return "An evidence_id (ev_ followed by 64 hex characters).", true
+	case "overwrite":
+		return "Replace an existing destination file.", true
+	case "provider_id":
+		return "Analysis provider: auto or a provider id.", true
+	case "kind":
+		return "Discriminator of this object.", true
+	case "source":
+		return "The Evidence to read: a retained reference or inline Evidence.", true
+	case "view":
+		return "Which view to project.", true
+	case "filters":
+		return "Exact-match filters.", true
+	case "mode":
+		return "How the operation matches or runs.", true
+	case "max_changes":
+		return "Maximum number of changes to report.", true
+	case "before":
+		return "The earlier capture.", true
+	case "after":
+		return "The later capture.", true
+	case "left":
+		return "The left side of the comparison.", true
+	case "right":
+		return "The right side of the comparison.", true
+	case "application":
+		return "Application Evidence or a retained reference to it.", true
+	case "normalization":
+		return "Normalization rules applied before comparing.", true
+	}
+	return "", false
 }
 
 func fillDescriptions(s map[string]any) {
@@ -559,7 +588,7 @@ func fillDescriptions(s map[string]any) {
 }
 
 func describeName(name string) string {
-	if d, ok := propertyDescriptions[name]; ok {
+	if d, ok := propertyDescription(name); ok {
 		return d
 	}
 	switch {

@@ -81,21 +81,31 @@ type productRuntime struct {
 	Digests map[string]any `json:"digests"`
 }
 
-// familyOf groups tools by kind for the catalog.
-var familyOf = map[core.Kind]string{
-	core.KindSession:          "session",
-	core.KindOfficialProxy:    "direct",
-	core.KindEnhanced:         "enhanced",
-	core.KindNativeProvider:   "native",
-	core.KindArtifactProvider: "artifact",
-	core.KindApplication:      "application",
+// familyOf groups tools by kind for the catalog (a switch: a
+// package-level map is built by init code every rea process runs).
+func familyOf(k core.Kind) string {
+	switch k {
+	case core.KindSession:
+		return "session"
+	case core.KindOfficialProxy:
+		return "direct"
+	case core.KindEnhanced:
+		return "enhanced"
+	case core.KindNativeProvider:
+		return "native"
+	case core.KindArtifactProvider:
+		return "artifact"
+	case core.KindApplication:
+		return "application"
+	}
+	return ""
 }
 
 // New describes cat, the providers in reg and the CLI.
 func New(cat *core.Catalog, reg *core.Registry, info Info) *Catalog {
 	fams := map[string][]string{}
 	for _, op := range cat.Operations() {
-		f := familyOf[op.Kind]
+		f := familyOf(op.Kind)
 		if f == "" {
 			f = string(op.Kind)
 		}

@@ -323,7 +323,17 @@ func Tail(path string) string {
 }
 
 // targetExt is what a target copy's name keeps of the target's extension.
-var targetExt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\.[A-Za-z0-9]{1,12}$`) })
+// It is compiled on first use (a package-level sync.OnceValue is init code
+// every rea process runs).
+var targetExtOnce struct {
+	sync.Once
+	re *regexp.Regexp
+}
+
+func targetExt() *regexp.Regexp {
+	targetExtOnce.Do(func() { targetExtOnce.re = regexp.MustCompile(`^\.[A-Za-z0-9]{1,12}$`) })
+	return targetExtOnce.re
+}
 
 // CopyTarget copies the target into root as target-<sha12><ext>
 // (exclusive, mode 0600) and checks the copy against the target's

@@ -93,7 +93,17 @@ func (t *table) exports(dll string) map[string]string {
 	return m
 }
 
-var load = sync.OnceValue(readTable)
+// load reads the table on first use (a package-level sync.OnceValue would
+// be init code every rea process runs).
+var loaded struct {
+	sync.Once
+	t *table
+}
+
+func load() *table {
+	loaded.Do(func() { loaded.t = readTable() })
+	return loaded.t
+}
 
 // readTable decompresses and indexes the embedded table.
 func readTable() *table {
