@@ -479,7 +479,7 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 	}
 	if sig.CallingConvention == "cdecl" {
 		ret, _ := dwarfVal(d, fn, dwarf.AttrType).(dwarf.Offset)
-		locateCdecl(sig, d, ret, types, consts)
+		locateCdecl(sig, d, ret, types, consts, a.img.format() != "elf")
 		return
 	}
 	shift := 0
@@ -568,14 +568,24 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 // stack slots at the entry, as a trace names them: the first at [esp+4],
 // each taking its size rounded up to a 4-byte word, a value of several
 // words in each of them ("[esp+8],[esp+12]" for a long long). A struct or
-// union result leaves them all "stack": its hidden pointer comes first only
-// under some compiler options. One of unknown size leaves it and the rest
-// "stack", and a value over 16 bytes is "stack" itself.
-func locateCdecl(sig *ports.Signature, d *dwarf.Data, ret dwarf.Offset, types []dwarf.Offset, consts []bool) {
-	if ret != 0 && aggregate(d, ret) {
-		return
-	}
+// union result returned in memory takes [esp+4] for its address (the
+// hidden pointer the callee pops with ret 4), and the parameters follow it
+// from [esp+8]: every one under the System V i386 ABI gcc and clang follow
+// on Linux (pcc-struct-return); one of other than 1, 2, 4 or 8 bytes where
+// smallRegs (Windows', Apple's and -freg-struct-return's rule: those come
+// back in eax and edx). One of unknown size leaves it and the rest "stack",
+// and a value over 16 bytes is "stack" itself.
+func locateCdecl(sig *ports.Signature, d *dwarf.Data, ret dwarf.Offset, types []dwarf.Offset, consts []bool, smallRegs bool) {
 	off := int64(4)
+	if ret != 0 && aggregate(d, ret) {
+		t, err := d.Type(ret)
+		if err != nil || t == nil || t.Size() <= 0 {
+			return
+		}
+		if size := t.Size(); !smallRegs || size != 1 && size != 2 && size != 4 && size != 8 {
+			off += 4 // the hidden pointer
+		}
+	}
 	for i := range sig.Parameters {
 		if i >= len(types) {
 			return
