@@ -21,7 +21,8 @@ int main(int argc, char **argv) {
 `
 
 // A specialized copy's constant parameter has its value where the copy's
-// parameters are shown: inspect_native_api's native_api and
+// parameters are shown: inspect_native_api's native_api and signature ("k
+// = 9"), and
 // trace_native_calls' breakpoint ("k", register "none", constant "7"), in
 // the source's order (pre: k, x, y). Before, k was located "none" and its
 // value was not reported, and pre's parameters came in the copy's DWARF
@@ -41,6 +42,7 @@ func TestMCPNativeConstantParameterOfSpecializedCopy(t *testing.T) {
 		return p
 	}
 	_, m := evidence(t, call(t, cs, "inspect_native_api", map[string]any{"procedure": "pre.constprop.0"}))
+	is.Equal(m["signature"], "long int pre.constprop.0(long int k = 9, long int x, long int y)")
 	is.Equal(m["native_api"].(map[string]any)["parameters"], []any{param("k", "long int", "none", "location", "9"),
 		param("x", "long int", "rdi", "location", nil), param("y", "long int", "rsi", "location", nil)})
 	if _, err := exec.LookPath("gdbserver"); err != nil {

@@ -861,6 +861,9 @@ func signatureText(name string, api *NativeAPI) string {
 		if n := deref(p.Name, ""); n != "" {
 			s += " " + n
 		}
+		if p.Constant != nil {
+			s += " = " + *p.Constant // a specialized copy's constant, passed nowhere
+		}
 	}
 	if api.Variadic {
 		if len(api.Parameters) > 0 {
