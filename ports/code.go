@@ -239,6 +239,11 @@ type Parameter struct {
 	// typedefs removed ("double"); "" otherwise, and for string and
 	// []uint8 themselves, which Type already names.
 	Underlying string
+	// Constant is, for a parameter a specialized copy of a function
+	// (gcc's name.constprop.0) has as a constant and takes no argument
+	// for (Location "none"), its value as the debug information gives it
+	// ("7"); "" otherwise.
+	Constant string
 }
 
 // Signature is what an engine can derive about a procedure's interface.

@@ -73,6 +73,9 @@ type Analysis struct {
 	procs lazy[[]ports.Procedure]
 	names lazy[[]ports.Name]
 	strs  lazy[*stringSet]
+	// other is the strings list for the shortest length other than the
+	// profile's asked for last (strings_min.go).
+	other otherStrings
 
 	// Code analysis (code.go): the whole-binary program, the address map
 	// and the DWARF signature index.
@@ -393,33 +396,46 @@ var _ ports.StringPager = (*Analysis)(nil)
 // length, reading only the page's values.
 func (a *Analysis) StringsPage(ctx context.Context, offset, limit int) ([]ports.String, int, error) {
 	total := 0
-	out, err := a.strings(ctx, "strings page", func(set *stringSet) *stringSet {
-		total = len(set.recs)
-		lo, hi := min(max(offset, 0), total), total
+	out, err := a.strings(ctx, "strings page", pagePick(offset, limit, &total))
+	return out, total, err
+}
+
+// pagePick picks a list's [offset:offset+limit] (clipped), setting *total
+// to the list's length.
+func pagePick(offset, limit int, total *int) func(*stringSet) *stringSet {
+	return func(set *stringSet) *stringSet {
+		*total = len(set.recs)
+		lo, hi := min(max(offset, 0), *total), *total
 		if limit >= 0 && limit < hi-lo {
 			hi = lo + limit
 		}
 		return &stringSet{regions: set.regions, recs: set.recs[lo:hi]}
-	})
-	return out, total, err
+	}
 }
 
 // strings computes the list once and materializes the part pick selects.
 func (a *Analysis) strings(ctx context.Context, op string, pick func(*stringSet) *stringSet) (out []ports.String, err error) {
+	return a.stringsOf(ctx, &a.strs, a.opts, op, pick)
+}
+
+// stringsOf computes the list of strings of at least opts.MinStringChars
+// characters once, in list, and materializes the part pick selects.
+func (a *Analysis) stringsOf(ctx context.Context, list *lazy[*stringSet], opts Options, op string, pick func(*stringSet) *stringSet) (out []ports.String, err error) {
 	defer a.fg.enter()()
 	leave, err := a.enter(ctx, op)
 	if err != nil {
 		return nil, err
 	}
 	defer leave()
-	set, err := a.strs.get(ctx, func(ctx context.Context) (set *stringSet, err error) {
+	set, err := list.get(ctx, func(ctx context.Context) (set *stringSet, err error) {
 		defer recoverInto(a.img.format(), op, &err)
 		regions, err := a.img.stringRegions(ctx)
 		if err != nil {
 			return nil, err
 		}
-		set, err = a.scanStrings(ctx, regions)
-		if err == nil {
+		set, err = a.scanStrings(ctx, regions, opts)
+		if err == nil && set.held != nil {
+			set.held = sync.OnceFunc(set.held) // released at Close, or when another list replaces it (strings_min.go)
 			a.hold(set.held)
 		}
 		return set, err

@@ -1,9 +1,14 @@
 package native
 
 import (
+	"cmp"
 	"context"
 	"debug/dwarf"
+	"encoding/binary"
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -115,6 +120,10 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 		}
 	}
 	var goResults []string // a Go function's result types, which are parameters in its DWARF
+	// origins are the parameters' abstract origins: a specialized copy
+	// lists its parameters in the order it takes them, its constants last
+	// (pre.constprop.0: x, y, k), and is reported in its source's (k, x, y).
+	var origins []dwarf.Offset
 	if ent.Children {
 		for depth, n := 0, 0; n < 4096; n++ {
 			c, err := r.Next()
@@ -146,7 +155,11 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 						goResults = append(goResults, p.Type) // a Go result parameter
 						continue
 					}
-					sig.Parameters = append(sig.Parameters, p)
+					if !e.goc {
+						p.Constant = constantText(idx.d, c)
+					}
+					origin, _ := c.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+					sig.Parameters, origins = append(sig.Parameters, p), append(origins, origin)
 				case dwarf.TagUnspecifiedParameters:
 					sig.Variadic = true
 				}
@@ -160,7 +173,65 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 		sig.ReturnType = goResults[0]
 	}
 	a.locate(&sig, idx.d, e.off)
+	sourceOrder(sig.Parameters, origins)
 	return sig, nil
+}
+
+// sourceOrder sorts the parameters of a specialized copy, located in the
+// order the copy takes them, into its source's order: that of their
+// abstract origins' entries. It leaves any other list as it is.
+func sourceOrder(params []ports.Parameter, origins []dwarf.Offset) {
+	if len(origins) != len(params) || slices.Contains(origins, 0) {
+		return
+	}
+	idx := make([]int, len(params))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(origins[i], origins[j]) })
+	sorted := make([]ports.Parameter, len(params))
+	for k, i := range idx {
+		sorted[k] = params[i]
+	}
+	copy(params, sorted)
+}
+
+// constantText is the value of a parameter a specialized copy has as a
+// constant (its entry's DW_AT_const_value) in C notation: a decimal integer
+// (hexadecimal for a pointer), a float or double, the bytes of any other
+// block in hexadecimal; "" when the entry has none.
+func constantText(d *dwarf.Data, c *dwarf.Entry) string {
+	var t dwarf.Type
+	if off, ok := dwarfVal(d, c, dwarf.AttrType).(dwarf.Offset); ok {
+		t, _ = baseType(d, off)
+	}
+	switch v := c.Val(dwarf.AttrConstValue).(type) {
+	case int64:
+		switch x := t.(type) {
+		case *dwarf.PtrType:
+			return fmt.Sprintf("0x%x", uint64(v))
+		case *dwarf.UintType, *dwarf.UcharType, *dwarf.BoolType:
+			if n := x.Size(); n > 0 && n < 8 {
+				return strconv.FormatUint(uint64(v)&(1<<(8*n)-1), 10)
+			}
+			return strconv.FormatUint(uint64(v), 10)
+		}
+		return strconv.FormatInt(v, 10)
+	case []byte:
+		if f, ok := t.(*dwarf.FloatType); ok {
+			switch {
+			case f.ByteSize == 4 && len(v) == 4:
+				return strconv.FormatFloat(float64(math.Float32frombits(binary.LittleEndian.Uint32(v))), 'g', -1, 32)
+			case f.ByteSize == 8 && len(v) == 8:
+				return strconv.FormatFloat(math.Float64frombits(binary.LittleEndian.Uint64(v)), 'g', -1, 64)
+			}
+		}
+		if len(v) == 0 || len(v) > 64 {
+			return ""
+		}
+		return fmt.Sprintf("0x%x (bytes)", v)
+	}
+	return ""
 }
 
 func (a *Analysis) convention(goc bool) string {
@@ -408,7 +479,7 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 	}
 	if sig.CallingConvention == "cdecl" {
 		ret, _ := dwarfVal(d, fn, dwarf.AttrType).(dwarf.Offset)
-		locateCdecl(sig, d, ret, types, consts)
+		locateCdecl(sig, d, ret, types, consts, a.img.format() != "elf")
 		return
 	}
 	shift := 0
@@ -497,14 +568,24 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 // stack slots at the entry, as a trace names them: the first at [esp+4],
 // each taking its size rounded up to a 4-byte word, a value of several
 // words in each of them ("[esp+8],[esp+12]" for a long long). A struct or
-// union result leaves them all "stack": its hidden pointer comes first only
-// under some compiler options. One of unknown size leaves it and the rest
-// "stack", and a value over 16 bytes is "stack" itself.
-func locateCdecl(sig *ports.Signature, d *dwarf.Data, ret dwarf.Offset, types []dwarf.Offset, consts []bool) {
-	if ret != 0 && aggregate(d, ret) {
-		return
-	}
+// union result returned in memory takes [esp+4] for its address (the
+// hidden pointer the callee pops with ret 4), and the parameters follow it
+// from [esp+8]: every one under the System V i386 ABI gcc and clang follow
+// on Linux (pcc-struct-return); one of other than 1, 2, 4 or 8 bytes where
+// smallRegs (Windows', Apple's and -freg-struct-return's rule: those come
+// back in eax and edx). One of unknown size leaves it and the rest "stack",
+// and a value over 16 bytes is "stack" itself.
+func locateCdecl(sig *ports.Signature, d *dwarf.Data, ret dwarf.Offset, types []dwarf.Offset, consts []bool, smallRegs bool) {
 	off := int64(4)
+	if ret != 0 && aggregate(d, ret) {
+		t, err := d.Type(ret)
+		if err != nil || t == nil || t.Size() <= 0 {
+			return
+		}
+		if size := t.Size(); !smallRegs || size != 1 && size != 2 && size != 4 && size != 8 {
+			off += 4 // the hidden pointer
+		}
+	}
 	for i := range sig.Parameters {
 		if i >= len(types) {
 			return

@@ -26,16 +26,18 @@ int main(int argc, char **argv) {
 `
 
 // A parameter a specialized copy has as a constant is passed nowhere
-// ("none"), and takes no register from the parameters after it. Before,
-// mul.constprop.0's k was placed in rsi (a trace read it from there), and
-// pre.constprop.0's k in rdx.
+// ("none"), takes no register from the parameters after it, and has the
+// constant's value. Before, mul.constprop.0's k was placed in rsi (a trace
+// read it from there), and pre.constprop.0's k in rdx; then its value was
+// not reported. The parameters come in the source's order (pre's k, x, y),
+// not the copy's DWARF order, which lists its constants last (x, y, k).
 func TestSignatureConstantParameterOfSpecializedCopy(t *testing.T) {
 	for _, lane := range []struct {
 		cc       string
 		mul, pre []string // name:location
 	}{
-		{"gcc", []string{"x:rdi", "k:none"}, []string{"x:rdi", "y:rsi", "k:none"}},
-		{"aarch64-linux-gnu-gcc", []string{"x:x0", "k:none"}, []string{"x:x0", "y:x1", "k:none"}},
+		{"gcc", []string{"x:rdi", "k:none=7"}, []string{"k:none=9", "x:rdi", "y:rsi"}},
+		{"aarch64-linux-gnu-gcc", []string{"x:x0", "k:none=7"}, []string{"k:none=9", "x:x0", "y:x1"}},
 	} {
 		t.Run(lane.cc, func(t *testing.T) {
 			needTool(t, lane.cc)
@@ -51,7 +53,11 @@ func TestSignatureConstantParameterOfSpecializedCopy(t *testing.T) {
 				is.NoErr(err)
 				var got []string
 				for _, p := range sig.Parameters {
-					got = append(got, p.Name+":"+p.Location)
+					s := p.Name + ":" + p.Location
+					if p.Constant != "" {
+						s += "=" + p.Constant
+					}
+					got = append(got, s)
 				}
 				is.Equal(got, want) // name's parameters
 			}

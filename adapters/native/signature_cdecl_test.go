@@ -14,8 +14,10 @@ import (
 // cdecl, named as a trace reads them: the first at [esp+4], each taking its
 // size rounded up to a word, a value of several words in each ("[esp+8],
 // [esp+12]"), one over 16 bytes "stack" while the later ones keep their
-// slots. A struct result leaves every parameter "stack" (its hidden pointer
-// comes first only under some options), as does an unsized one.
+// slots. A struct result's hidden pointer takes [esp+4] and the parameters
+// follow from [esp+8] (the System V i386 ABI returns every struct in
+// memory); before, a struct result left every parameter "stack", so a trace
+// read none of them.
 func TestSignatureCdeclSlots(t *testing.T) {
 	const cc = "i686-linux-gnu-gcc"
 	needTool(t, cc)
@@ -26,10 +28,11 @@ struct big { char bytes[20]; };
 __attribute__((noinline)) int scalars(const char *s, long long x, char c, double d, short h) { return s[0] + (int)x + c + (int)d + h; }
 __attribute__((noinline)) int byvalue(struct pair p, struct big b, int after) { return p.a + b.bytes[0] + after; }
 __attribute__((noinline)) struct pair result(int a) { struct pair p = {a, a}; return p; }
+__attribute__((noinline)) struct big filled(char c, long long n, const char *s) { struct big b = {{c, (char)n, s[0]}}; return b; }
 int main(int argc, char **argv) {
 	struct pair p = {1, 2};
 	struct big b = {{3}};
-	return scalars(argv[0], argc, 'c', 1.5, 2) + byvalue(p, b, argc) + result(argc).b;
+	return scalars(argv[0], argc, 'c', 1.5, 2) + byvalue(p, b, argc) + result(argc).b + filled('x', argc, argv[0]).bytes[1];
 }
 `), 0o644); err != nil {
 		t.Fatal(err)
@@ -42,7 +45,9 @@ int main(int argc, char **argv) {
 		"scalars": {{Name: "s", Type: "const char *", Location: "[esp+4]"}, {Name: "x", Type: "long long int", Location: "[esp+8],[esp+12]"},
 			{Name: "c", Type: "char", Location: "[esp+16]"}, {Name: "d", Type: "double", Location: "[esp+20],[esp+24]"}, {Name: "h", Type: "short int", Location: "[esp+28]"}},
 		"byvalue": {{Name: "p", Type: "struct pair", Location: "[esp+4],[esp+8]"}, {Name: "b", Type: "struct big", Location: "stack"}, {Name: "after", Type: "int", Location: "[esp+32]"}},
-		"result":  {{Name: "a", Type: "int", Location: "stack"}},
+		"result":  {{Name: "a", Type: "int", Location: "[esp+8]"}},
+		"filled": {{Name: "c", Type: "char", Location: "[esp+8]"}, {Name: "n", Type: "long long int", Location: "[esp+12],[esp+16]"},
+			{Name: "s", Type: "const char *", Location: "[esp+20]"}},
 	} {
 		sig, err := a.Signature(t.Context(), procedureNamed(t, a, name).Address)
 		if err != nil {

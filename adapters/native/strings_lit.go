@@ -57,8 +57,8 @@ var (
 )
 
 // scanStrings lists the strings of the regions, reading Go and Rust string
-// literals by their references.
-func (a *Analysis) scanStrings(ctx context.Context, regions []region) (*stringSet, error) {
+// literals by their references; opts' MinStringChars is the shortest.
+func (a *Analysis) scanStrings(ctx context.Context, regions []region, opts Options) (*stringSet, error) {
 	tc, err := toolchainOf(ctx, a.src, a.img, regions)
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func (a *Analysis) scanStrings(ctx context.Context, regions []region) (*stringSe
 			return nil, err
 		}
 	}
-	return scanRegions(ctx, a.src, regions, a.opts, refs)
+	return scanRegions(ctx, a.src, regions, opts, refs)
 }
 
 // toolchainOf recognises Go and Rust binaries by their sections, then by

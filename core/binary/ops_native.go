@@ -466,8 +466,8 @@ func stringItemOf(s ports.String) StringSummary {
 // are, through ports.StringPager when the engine offers it (a large binary
 // lists millions of strings; only the page is built), else by slicing the
 // whole list.
-func stringsPage(ctx context.Context, c *core.Call, offset, limit int) ([]ports.String, int, error) {
-	sl, err := analysisFor[ports.StringLister](c)
+func stringsPage(ctx context.Context, c *core.Call, offset, limit int, minChars *int) ([]ports.String, int, error) {
+	sl, err := stringLister(c, minChars)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -498,7 +498,7 @@ func startStringsPage(ctx context.Context, c *core.Call, offset, limit int) *pen
 	a, _, _ := c.Bound()
 	pager, ok := a.(ports.StringPager)
 	if _, lists := a.(ports.StringLister); !ok || !lists {
-		return &pendingStrings{list: func() ([]ports.String, int, error) { return stringsPage(ctx, c, offset, limit) }}
+		return &pendingStrings{list: func() ([]ports.String, int, error) { return stringsPage(ctx, c, offset, limit, nil) }}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	p := &pendingStrings{done: make(chan struct{}), cancel: cancel}
@@ -526,12 +526,37 @@ func (p *pendingStrings) stop() {
 	}
 }
 
-func stringsOf(ctx context.Context, c *core.Call) ([]ports.String, error) {
-	sl, err := analysisFor[ports.StringLister](c)
+func stringsOf(ctx context.Context, c *core.Call, minChars *int) ([]ports.String, error) {
+	sl, err := stringLister(c, minChars)
 	if err != nil {
 		return nil, err
 	}
 	return sl.Strings(ctx)
+}
+
+// minCharsProp is the string search tools' argument for the shortest
+// string searched: the provider's option of that name (its profile's
+// parameter, 4 in rea-native's default), taken for one call.
+const minCharsProp = `"min_string_chars": {"type":"integer","minimum":2,"maximum":16,"description":"Shortest string searched (default 4)."}`
+
+// minStringLister is a provider whose strings can be listed at another
+// shortest length than its profile's min_string_chars (rea-native's).
+type minStringLister interface {
+	StringsMinChars(minChars int) ports.StringLister
+}
+
+// stringLister is the bound analysis's strings list, of at least minChars
+// characters when that is set.
+func stringLister(c *core.Call, minChars *int) (ports.StringLister, error) {
+	sl, err := analysisFor[ports.StringLister](c)
+	if err != nil || minChars == nil {
+		return sl, err
+	}
+	if m, ok := sl.(minStringLister); ok {
+		return m.StringsMinChars(*minChars), nil
+	}
+	return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"min_string_chars"}, Reason: core.ReasonInvalidValue,
+		Message: "this provider lists strings of one shortest length only (min_string_chars in analysis_profile.parameters); omit min_string_chars"})
 }
 
 func opListStrings() *core.Operation {
@@ -552,7 +577,7 @@ func opListStrings() *core.Operation {
 			}
 			offset, limit := deref(in.Offset, 0), deref(in.Limit, defaultPageLimit)
 			if in.Address == "" {
-				page, total, err := stringsPage(ctx, c, offset, limit)
+				page, total, err := stringsPage(ctx, c, offset, limit, nil)
 				if err != nil {
 					return nil, err
 				}
@@ -565,7 +590,7 @@ func opListStrings() *core.Operation {
 				}
 				return &core.Observation{Result: p, Limitations: pastEnd("offset", offset, total, limit, "strings")}, nil
 			}
-			all, err := stringsOf(ctx, c)
+			all, err := stringsOf(ctx, c, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -674,22 +699,22 @@ func opSearchStrings() *core.Operation {
 		Name: "search_strings", Title: "Search Strings", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []ports.Capability{core.CapStrings},
 		Description: "Find strings whose value matches a pattern (substring, exact, prefix or regex; case-insensitive by default), sorted by address, paged with an exact total.",
-		Input:       core.InputSchema([]string{"pattern"}, documentProp, searchProps, pageProps),
+		Input:       core.InputSchema([]string{"pattern"}, documentProp, searchProps, pageProps, minCharsProp),
 		Result:      withHexDefs(pageSchema(stringItemSchema)),
 		Examples:    []json.RawMessage{json.RawMessage(`{"pattern":"usage"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			in, err := core.Input[SearchProceduresInput](c)
+			in, err := core.Input[SearchStringsInput](c)
 			if err != nil {
 				return nil, err
 			}
 			if err := checkDocument(ctx, c, in.Document); err != nil {
 				return nil, err
 			}
-			match, err := matcher(c, in)
+			match, err := matcher(c, SearchProceduresInput{Pattern: in.Pattern, Mode: in.Mode, CaseSensitive: in.CaseSensitive})
 			if err != nil {
 				return nil, err
 			}
-			all, err := stringsOf(ctx, c)
+			all, err := stringsOf(ctx, c, in.MinStringChars)
 			if err != nil {
 				return nil, err
 			}

@@ -3,12 +3,14 @@ package binary_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 
+	"rea/core"
 	"rea/ports"
 )
 
@@ -50,4 +52,24 @@ func TestFindCodeForShortString(t *testing.T) {
 	n, said = note("al")
 	is.Equal(n, 1)
 	is.True(!said) // alpha holds it
+}
+
+// A provider that lists strings of one shortest length only refuses
+// min_string_chars with an invalid request naming it, and says to omit it;
+// one outside 2-16 is refused by the schema.
+func TestMinStringCharsUnsupported(t *testing.T) {
+	is := is.New(t)
+	s := fakeSession(t, profiledFake{})
+	for _, args := range []string{`{"query":"ok","min_string_chars":2}`, `{"pattern":"ok","min_string_chars":2}`, `{"query":"ok","min_string_chars":1}`} {
+		op := "find_code_for_string"
+		if strings.Contains(args, "pattern") {
+			op = "search_strings"
+		}
+		_, err := s.Call(context.Background(), op, json.RawMessage(args), nil)
+		var ce *core.Error
+		is.True(errors.As(err, &ce)) // a typed error
+		is.Equal(ce.Code, core.CodeInvalidRequest)
+		b, _ := json.Marshal(ce.Details)
+		is.True(strings.Contains(ce.Message+ce.Remediation+string(b), "min_string_chars")) // names the argument
+	}
 }

@@ -237,6 +237,9 @@ type NativeParameter struct {
 	Name     *string `json:"name"`
 	Type     *string `json:"type"`
 	Location *string `json:"location"`
+	// Constant is the value a specialized copy (name.constprop.0) has for
+	// the parameter, which it takes no argument for (location "none").
+	Constant *string `json:"constant,omitempty"`
 }
 
 // JumpTable is a block's jump-table targets, with the switch the

@@ -137,8 +137,16 @@ type SearchProceduresInput struct {
 // SearchProceduresResult is the result of search_procedures, a page of ListProceduresResultItem.
 type SearchProceduresResult = Page[ListProceduresResultItem]
 
-// SearchStringsInput is the input of search_strings, the same as SearchProceduresInput.
-type SearchStringsInput = SearchProceduresInput
+// SearchStringsInput is the input of search_strings.
+type SearchStringsInput struct {
+	Pattern        string `json:"pattern"`                    // Text to look for; a regular expression (RE2 syntax) when mode is regex.
+	CaseSensitive  *bool  `json:"case_sensitive,omitempty"`   // Match case exactly.
+	Document       string `json:"document,omitempty"`         // Document name from list_documents; defaults to the current document.
+	Limit          *int   `json:"limit,omitempty"`            // Maximum number of items to return (1-500).
+	MinStringChars *int   `json:"min_string_chars,omitempty"` // Shortest string searched (default 4).
+	Mode           string `json:"mode,omitempty"`             // How pattern matches.
+	Offset         *int   `json:"offset,omitempty"`           // Index of the first item to return.
+}
 
 // SearchStringsResult is the result of search_strings, the same as ListStringsResult.
 type SearchStringsResult = ListStringsResult
@@ -455,6 +463,8 @@ type FindCodeForStringInput struct {
 	CaseSensitive *bool  `json:"case_sensitive,omitempty"` // Match case exactly.
 	Limit         *int   `json:"limit,omitempty"`          // Matching strings (or seeds) followed (1-200).
 	MaxOperations *int   `json:"max_operations,omitempty"` // Reference lookups and procedure expansions allowed (1-100000).
+	// MinStringChars is the shortest string searched (2-16; default 4, the profile's).
+	MinStringChars *int `json:"min_string_chars,omitempty"`
 }
 
 // FindCodeForStringResultStringReference is part of the result of find_code_for_string.

@@ -115,7 +115,7 @@ const nativeAPISchema = `{"anyOf":[{"type":"null"},
  {"type":"object","additionalProperties":false,"required":["available","calling_convention","parameters","return_type","variadic","jump_tables","signature_source","provenance","pseudocode"],
   "properties":{"available":{"const":true},"calling_convention":{"type":["string","null"]},
    "parameters":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","location"],
-    "properties":{"name":{"type":["string","null"]},"type":{"type":["string","null"]},"location":{"type":["string","null"]}}}},
+    "properties":{"name":{"type":["string","null"]},"type":{"type":["string","null"]},"location":{"type":["string","null"]},"constant":{"type":"string"}}}},
    "return_type":{"type":["string","null"]},"variadic":{"type":"boolean"},
    "jump_tables":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["block","targets"],
     "properties":{"block":{"$ref":"#/$defs/hex"},"targets":{"type":"array","items":{"$ref":"#/$defs/hex"}},"switch":` + switchSchema + `}}},
@@ -226,7 +226,8 @@ func (v *codeView) nativeAPI(ctx context.Context, i int, f ports.Function) (*Nat
 	}
 	params := []NativeParameter{}
 	for _, p := range sig.Parameters {
-		params = append(params, NativeParameter{Name: core.OptString(p.Name), Type: core.OptString(p.Type), Location: core.OptString(p.Location)})
+		params = append(params, NativeParameter{Name: core.OptString(p.Name), Type: core.OptString(p.Type), Location: core.OptString(p.Location),
+			Constant: core.OptString(p.Constant)})
 	}
 	prov := []string{"signature:" + sig.Source}
 	if sig.CallingConvention != "" {
@@ -859,6 +860,9 @@ func signatureText(name string, api *NativeAPI) string {
 		s += deref(p.Type, "")
 		if n := deref(p.Name, ""); n != "" {
 			s += " " + n
+		}
+		if p.Constant != nil {
+			s += " = " + *p.Constant // a specialized copy's constant, passed nowhere
 		}
 	}
 	if api.Variadic {

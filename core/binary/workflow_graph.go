@@ -615,7 +615,7 @@ func opFindCodeForString() *core.Operation {
 		Description: "From text to code: the string literals containing the query (their whole bytes, even where the displayed value is capped), " +
 			"the instructions that reference each one, and the procedures holding those instructions (the place to continue with analyze_function), " +
 			"most direct first: reference \"direct\" loads the literal's address, \"inside\" an address inside it, \"via-data\" a data word pointing at it.",
-		Input: core.InputSchema([]string{"query"}, stringSearchProps),
+		Input: core.InputSchema([]string{"query"}, stringSearchProps, minCharsProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["query","case_sensitive","strings","procedures","matched_strings","truncated","operations"],
  "properties":{"query":{"type":"string"},"case_sensitive":{"type":"boolean"},"strings":{"type":"array","items":` + stringHitSchema + `},
   "procedures":{"type":"array","items":` + codeUserSchema + `},"matched_strings":{"type":"integer","minimum":0},"truncated":{"type":"boolean"},"operations":{"type":"integer","minimum":0}}}`)),
@@ -629,6 +629,12 @@ func opFindCodeForString() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
+			if in.MinStringChars != nil { // this call's list, not the session's
+				if v.strs, err = stringsOf(ctx, c, in.MinStringChars); err != nil {
+					return nil, err
+				}
+				v.loaded = true
+			}
 			q, cs := in.Query, deref(in.CaseSensitive, false)
 			budget := deref(in.MaxOperations, 5000)
 			ops := budget
@@ -641,7 +647,7 @@ func opFindCodeForString() *core.Operation {
 				lim = append(lim, fmt.Sprintf("%d strings match; %d were followed (limit or max_operations).", matched, len(hits)))
 			}
 			if matched == 0 {
-				lim = append(lim, shortQueryNote(c, q)...)
+				lim = append(lim, shortQueryNote(c, q, in.MinStringChars)...)
 			}
 			if len(hits) > 0 && len(users) == 0 {
 				if len(archLimitations(ctx, c)) > 0 && !decodes(ctx, c) {
@@ -657,10 +663,10 @@ func opFindCodeForString() *core.Operation {
 }
 
 // shortQueryNote says, when nothing matched a query shorter than the
-// shortest string the provider lists (its profile's min_string_chars),
-// that a literal of the query's length alone is not among the strings:
-// only longer strings containing it are searched.
-func shortQueryNote(c *core.Call, q string) []string {
+// shortest string listed (minChars when set, else the profile's
+// min_string_chars), that a literal of the query's length alone is not
+// among the strings, and how to list it.
+func shortQueryNote(c *core.Call, q string, minChars *int) []string {
 	a, _, _ := c.Bound()
 	if a == nil {
 		return nil
@@ -672,14 +678,19 @@ func shortQueryNote(c *core.Call, q string) []string {
 	case float64: // a profile read back from JSON
 		least = int(v)
 	}
+	if minChars != nil {
+		least = *minChars
+	}
 	n := utf8.RuneCountInString(q)
 	if n >= least {
 		return nil
 	}
-	return []string{fmt.Sprintf("No string matched, and the query has %d characters: the provider lists only strings of at least %d "+
-		"(min_string_chars in analysis_profile.parameters), so a literal of %q alone is not searched, only longer strings holding it. "+
-		"min_string_chars is a provider option (rea-native: Options.MinStringChars), not an argument of this tool; "+
-		"if the literal's address is known, xrefs on it finds the code.", n, least, q)}
+	how := fmt.Sprintf("Pass min_string_chars %d to list it too (or, if the literal's address is known, xrefs on it finds the code).", n)
+	if n < 2 {
+		how = "Strings of one character are never listed (min_string_chars is at least 2); if the literal's address is known, xrefs on it finds the code."
+	}
+	return []string{fmt.Sprintf("No string matched, and the query has %d characters: only strings of at least %d are listed "+
+		"(min_string_chars), so a literal of %q alone is not searched, only longer strings holding it. ", n, least, q) + how}
 }
 
 func opTraceCallPath() *core.Operation {

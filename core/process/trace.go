@@ -522,7 +522,8 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		if i < len(sigs) && sigs[i] != nil {
 			tb.ParametersSource = &sigs[i].source
 			for _, q := range sigs[i].params {
-				tb.Parameters = append(tb.Parameters, TraceParameter{Name: core.OptString(q.Name), Type: core.OptString(q.Type), Register: core.OptString(q.Location)})
+				tb.Parameters = append(tb.Parameters, TraceParameter{Name: core.OptString(q.Name), Type: core.OptString(q.Type), Register: core.OptString(q.Location),
+					Constant: core.OptString(q.Constant)})
 			}
 		}
 		bps = append(bps, tb)

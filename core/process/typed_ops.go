@@ -579,6 +579,9 @@ type TraceParameter struct {
 	Name     *string `json:"name"`
 	Type     *string `json:"type"`
 	Register *string `json:"register"` // "stack" when passed on the stack; "rax,rbx" for a value of several parts; nil when unknown
+	// Constant is the parameter's value in a specialized copy
+	// (name.constprop.0) that takes no argument for it (register "none").
+	Constant *string `json:"constant,omitempty"`
 }
 
 // TraceArgument is one argument register's value at a call.

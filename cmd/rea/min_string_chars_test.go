@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// shortLiteralSource prints a literal of two characters, shorter than the
+// 4 the strings list holds by default.
+const shortLiteralSource = `#include <stdio.h>
+int main(int argc, char **argv) {
+	if (argc > 2)
+		puts("ok");
+	return argc > 1 ? puts("nope") : 0;
+}
+`
+
+// find_code_for_string and search_strings take min_string_chars for one
+// call: a literal of two characters, not found at the default 4 (the note
+// says to pass min_string_chars 2), is found at 2 with the code that uses
+// it, and the next call without it lists as before. Before, the shortest
+// length was the provider's option only, which no tool or flag set.
+func TestMCPStringToolsMinStringChars(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "shortlit", shortLiteralSource, "-O1")
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	find := func(args map[string]any) (map[string]any, []string) {
+		t.Helper()
+		ev, m := evidence(t, call(t, cs, "find_code_for_string", args))
+		return m, ev.Limitations
+	}
+	m, lim := find(map[string]any{"query": "ok", "case_sensitive": true})
+	is.Equal(m["matched_strings"], float64(0))
+	is.True(strings.Contains(strings.Join(lim, " "), "Pass min_string_chars 2")) // says what to pass
+	m, _ = find(map[string]any{"query": "ok", "case_sensitive": true, "min_string_chars": 2})
+	is.Equal(m["matched_strings"], float64(1))
+	procs := m["procedures"].([]any)
+	is.True(len(procs) > 0)
+	is.Equal(procs[0].(map[string]any)["name"], "main") // the code that prints it
+	search := func(args map[string]any) float64 {
+		t.Helper()
+		_, m := evidence(t, call(t, cs, "search_strings", args))
+		return m["total"].(float64)
+	}
+	is.Equal(search(map[string]any{"pattern": "ok", "mode": "exact", "min_string_chars": 2}), float64(1))
+	is.Equal(search(map[string]any{"pattern": "ok", "mode": "exact"}), float64(0)) // the profile's list, as before
+	r := call(t, cs, "search_strings", map[string]any{"pattern": "ok", "min_string_chars": 1})
+	is.True(r.isError)
+	is.True(strings.Contains(r.text, "min_string_chars")) // the refusal names the argument
+}
