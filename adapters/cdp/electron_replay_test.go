@@ -81,7 +81,7 @@ func TestElectronScenarioReplay(t *testing.T) {
 			t.Error(err)
 		}
 	}}
-	parent := t.TempDir()
+	parent := scenarioParent(t)
 	e := cdp.NewRuntime(&cdp.RuntimeOptions{TempParent: parent, GraceDelay: 300 * time.Millisecond, Tap: tap})
 	app, _ := filepath.Abs("testdata/electronapp")
 	stand, _ := filepath.Abs("testdata/fake-electron/hangs")
@@ -136,7 +136,7 @@ func recordScenario(t *testing.T) {
 			rec.ProcessExited(code)
 		},
 	}
-	parent := t.TempDir()
+	parent := scenarioParent(t)
 	e := cdp.NewRuntime(&cdp.RuntimeOptions{TempParent: parent, GraceDelay: 300 * time.Millisecond, Tap: tap})
 	id := runID(t)
 	out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id, Actions: replayActions})
