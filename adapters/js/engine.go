@@ -148,6 +148,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	if w.cancelled {
 		return nil, ctx.Err()
 	}
+	w.resolveFunctions()
 	w.settleBindings()
 	w.settleGlobals()
 	w.resolveRoutes()
@@ -423,6 +424,11 @@ type walker struct {
 	// bindings to navigator members (globals.go)
 	globals        map[*tjs.Var]globalAlias
 	pendingGlobals []pendingGlobal
+	// bodies of function arguments (functions.go)
+	fnArgs    map[tjs.INode][]int // an argument's function -> its fnPending entries
+	fnPending []fnArg
+	fnOpen    []fnOpen
+	fnDecls   map[*tjs.Var][2]int // the calls each declared function holds
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
@@ -665,8 +671,10 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 			w.noteWrite(t.Name, 0) // function f() {} after var f = "x"
 		}
 		w.nests, w.nest = append(w.nests, w.nest), -1
+		w.enterFunc(t)
 	case *tjs.ArrowFunc, *tjs.MethodDecl:
 		w.nests, w.nest = append(w.nests, w.nest), -1
+		w.enterFunc(n)
 	case *tjs.ClassDecl:
 		if t.Name != nil {
 			w.noteDecl(t.Name, t)
@@ -712,6 +720,7 @@ func (w *walker) Exit(n tjs.INode) {
 		if k := len(w.nests) - 1; k >= 0 {
 			w.nest, w.nests = w.nests[k], w.nests[:k]
 		}
+		w.exitFunc(n)
 	case *tjs.BlockStmt, *tjs.IfStmt, *tjs.ForStmt, *tjs.ForInStmt, *tjs.ForOfStmt, *tjs.WhileStmt, *tjs.DoWhileStmt,
 		*tjs.SwitchStmt, *tjs.LabelledStmt, *tjs.TryStmt, *tjs.WithStmt:
 		w.nest--
@@ -1269,6 +1278,7 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 		c.Position = int32(pos)
 	}
 	w.f.Calls = append(w.f.Calls, c)
+	w.noteFuncArgs(args)
 }
 
 // recordGlobalCall records a call renamed through a let or var navigator

@@ -40,3 +40,45 @@ ipcMain.handle("load", onLoad);
 	is.Equal(handlers["quit"].Value, "lib.quit")
 	is.Equal(handlers["other"].Kind, ports.JSValName)
 }
+
+// TestFunctionBodies: the calls a function argument's body holds are
+// given by their indices (JSFacts.Functions), whether the function is
+// written in the call or declared in the file, before or after the call
+// that names it; a call outside every body is in none, and a body that
+// holds no recorded call is left out.
+func TestFunctionBodies(t *testing.T) {
+	is := is.New(t)
+	src := `const { ipcMain, shell } = require("electron");
+const fs = require("fs");
+function before(e, p) { return fs.readFile(p); }
+ipcMain.handle("read", before);
+ipcMain.handle("save", async (e, doc) => { fs.writeFileSync(doc.path, doc.text); e.sender.send("saved", 1); });
+ipcMain.handle("open", (function (e, u) { return fetch(u); }));
+ipcMain.handle("later", later);
+ipcMain.handle("empty", () => 1);
+fs.readFileSync("outside");
+function later(e, p) { return fs.existsSync(p) || fs.statSync(p); }
+`
+	f := facts(t, src)
+	idx := map[string]int{} // channel -> the handles call
+	for i, c := range f.Calls {
+		if c.Callee == "ipcMain.handle" {
+			idx[c.Args[0].Value] = i
+		}
+	}
+	body := map[string][]string{} // channel -> callees of the body
+	for _, fn := range f.Functions {
+		is.Equal(fn.Arg, 1)
+		ch := f.Calls[fn.Call].Args[0].Value
+		is.Equal(idx[ch], fn.Call)
+		for _, c := range f.Calls[fn.First:fn.End] {
+			body[ch] = append(body[ch], c.Callee)
+		}
+	}
+	is.Equal(body, map[string][]string{
+		"read":  {"fs.readFile"},
+		"save":  {"fs.writeFileSync", "e.sender.send"},
+		"open":  {"fetch"},
+		"later": {"fs.existsSync", "fs.statSync"},
+	})
+}

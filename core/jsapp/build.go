@@ -56,6 +56,27 @@ type jsappBuilder struct {
 	// the directories of the HTML documents whose <script src> loads each
 	// asset (documentDirs; nil until a worker's script needs them)
 	scriptDocDirs map[string][]string
+	// IPC handlers (handlerPhase): the function node of each handles
+	// call, by asset and call index ("" when the handler is no function
+	// of the file), and the bodies of those with calls inside
+	handlerFns    map[callIndex]string
+	handlerBodies map[*jsAsset][]handlerBody
+	// caller is the handler whose body holds the call being linked, or
+	// "": callEdge's edges go from it
+	caller string
+}
+
+// callIndex is a call of an asset, by its index in JSFacts.Calls.
+type callIndex struct {
+	a *jsAsset
+	i int
+}
+
+// handlerBody is the calls an IPC handler's body holds,
+// Calls[first:end], and the handler's node.
+type handlerBody struct {
+	first, end int
+	fn         string
 }
 
 // callSiteKey is a call in an asset, by the offset mappedSite gives.
@@ -699,7 +720,8 @@ func (b *jsappBuilder) electronPhase() {
 			continue
 		}
 		var windows []string
-		for _, c := range a.facts.Calls {
+		for i, c := range a.facts.Calls {
+			b.caller = b.handlerOf(a, i)
 			last := calleeLast(c)
 			switch {
 			case c.New && isWindowConstructor(last):
@@ -721,16 +743,19 @@ func (b *jsappBuilder) electronPhase() {
 			b.storageCall(a, c)
 			b.nativeCall(a, c)
 		}
+		b.caller = ""
 	}
 	// Renderer calls into exposed APIs: window.<api>.<member>(...).
 	for _, a := range st.sortedAssets() {
 		if a.facts == nil {
 			continue
 		}
-		for _, c := range a.facts.Calls {
+		for i, c := range a.facts.Calls {
 			if api, member, ok := exposedAPICall(c); ok {
 				if id, ok := b.apis[api]; ok {
+					b.caller = b.handlerOf(a, i)
 					b.callEdge(a, c, id, "calls", map[string]any{"member": member}, b.atCall(a, c, c.Offset))
+					b.caller = ""
 				}
 			}
 		}
@@ -1135,6 +1160,12 @@ func sitedCall(c ports.JSCall) bool {
 
 // callEdge adds an edge from the site of call c in asset a (siteEdge).
 func (b *jsappBuilder) callEdge(a *jsAsset, c ports.JSCall, to, relation string, props map[string]any, ev GraphEvidence) {
+	if b.caller != "" {
+		// A handler's call goes from the handler, which is placed in its
+		// file (or module) already: no source map is asked.
+		b.g.edge(b.caller, to, relation, props, ev)
+		return
+	}
 	site, _ := mappedSite(c)
 	b.siteEdge(a, c.InModule, site, to, relation, props, ev)
 }
@@ -1487,6 +1518,7 @@ func (b *jsappBuilder) ipcPhase() {
 		relation string
 		side     string
 		call     ports.JSCall
+		idx      int
 		channel  string
 		off      int64
 	}
@@ -1495,7 +1527,7 @@ func (b *jsappBuilder) ipcPhase() {
 		if a.facts == nil {
 			continue
 		}
-		for _, c := range a.facts.Calls {
+		for i, c := range a.facts.Calls {
 			relation, side := ipcRole(c)
 			if relation == "" {
 				continue
@@ -1507,7 +1539,7 @@ func (b *jsappBuilder) ipcPhase() {
 				b.frontier(a, "dynamic-ipc-channel", callOffset(c), detail)
 				continue
 			}
-			uses = append(uses, use{a, relation, side, c, name, off})
+			uses = append(uses, use{a, relation, side, c, i, name, off})
 		}
 	}
 	for _, u := range uses {
@@ -1544,7 +1576,6 @@ func (b *jsappBuilder) ipcPhase() {
 			st.unknown("ambiguous-ipc-channel", ch.nodeID, "", -1, fmt.Sprintf("channel %q has %d handlers; it is not paired", name, len(ch.handlers)))
 		}
 	}
-	handlers := map[string]bool{} // ipcHandler's keys
 	for _, u := range uses {
 		ch := b.ipc[u.channel]
 		props := map[string]any{"callee": u.call.Callee, "channel": u.channel}
@@ -1554,7 +1585,7 @@ func (b *jsappBuilder) ipcPhase() {
 			from, ev.Confidence = n, core.ConfidenceDerived // as mapCalls attributes
 		}
 		if u.relation == "handles" {
-			if fn := b.ipcHandler(u.a, u.call, u.channel, u.off, handlers); fn != "" {
+			if fn := b.handlerFns[callIndex{u.a, u.idx}]; fn != "" {
 				// Function-level: the channel is handled by the function,
 				// defined in the file (or module), so an outgoing trace
 				// from the channel still reaches what the file does.
@@ -1573,10 +1604,65 @@ func (b *jsappBuilder) ipcPhase() {
 			}
 			b.g.edge(ch.nodeID, from, "handles", props, ev)
 		} else {
+			if fn := b.handlerOf(u.a, u.idx); fn != "" {
+				from = fn // sent or invoked by a handler
+			}
 			b.g.edge(from, ch.nodeID, u.relation, props, ev)
 		}
 	}
 	b.ipcSources = nil
+}
+
+// handlerPhase makes the function node of each IPC handler (ipcHandler),
+// in the order ipcPhase meets the handles calls, and notes the calls each
+// handler's body holds (ports.JSFacts.Functions): the calls a handler
+// makes go from it (handlerOf), so a trace from its channel goes on
+// through the handler to what it reads, writes, sends and loads. Before
+// the calls are linked (electronPhase).
+func (b *jsappBuilder) handlerPhase() {
+	seen := map[string]bool{} // ipcHandler's keys
+	for _, a := range b.st.sortedAssets() {
+		if a.facts == nil {
+			continue
+		}
+		for i, c := range a.facts.Calls {
+			if relation, _ := ipcRole(c); relation != "handles" {
+				continue
+			}
+			name, off, ok := firstString(c)
+			if !ok {
+				continue
+			}
+			fn := b.ipcHandler(a, c, name, off, seen)
+			if fn == "" {
+				continue
+			}
+			if b.handlerFns == nil {
+				b.handlerFns = map[callIndex]string{}
+			}
+			b.handlerFns[callIndex{a, i}] = fn
+			for _, f := range a.facts.Functions {
+				if f.Call == i && f.Arg == 1 && f.First < f.End && f.End <= len(a.facts.Calls) {
+					if b.handlerBodies == nil {
+						b.handlerBodies = map[*jsAsset][]handlerBody{}
+					}
+					b.handlerBodies[a] = append(b.handlerBodies[a], handlerBody{f.First, f.End, fn})
+				}
+			}
+		}
+	}
+}
+
+// handlerOf is the IPC handler whose body holds call i of asset a, the
+// innermost when handlers nest, or "".
+func (b *jsappBuilder) handlerOf(a *jsAsset, i int) string {
+	fn, size := "", 0
+	for _, h := range b.handlerBodies[a] {
+		if i >= h.first && i < h.end && (fn == "" || h.end-h.first < size) {
+			fn, size = h.fn, h.end-h.first
+		}
+	}
+	return fn
 }
 
 // ipcHandler is the node of the function an IPC listener call c of asset

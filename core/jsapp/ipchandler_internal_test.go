@@ -90,3 +90,64 @@ func TestIPCHandlersAreFunctions(t *testing.T) {
 		t.Errorf("quit's file-level edge says %v, want the handler unresolved, written lib.quit", p)
 	}
 }
+
+// TestIPCHandlerCallsGoFromTheHandler: the calls a handler's body holds
+// (ports.JSFacts.Functions) go from the handler's function node, so a
+// trace from the channel reaches what the handler reads and sends; a call
+// of the file outside every handler still goes from the file.
+func TestIPCHandlerCallsGoFromTheHandler(t *testing.T) {
+	src := "const { ipcMain } = require(\"electron\");\n" +
+		"const fs = require(\"fs\");\n" +
+		"ipcMain.handle(\"read\", async (e) => { win.webContents.send(\"progress\", 1); return fs.readFileSync(\"/etc/app.conf\"); });\n" +
+		"fs.writeFileSync(\"/tmp/boot.log\", \"x\");\n"
+	at := func(s string) int64 { return int64(strings.Index(src, s)) }
+	lit := func(s string) ports.JSValue { return ports.JSValue{Kind: ports.JSValString, Value: s, Offset: at(`"` + s + `"`)} }
+	call := func(callee, module, member string, args ...ports.JSValue) ports.JSCall {
+		return ports.JSCall{Callee: callee, Module: module, Member: member, Offset: args[0].Offset, CalleeOffset: -1, Position: -1, InModule: -1, Args: args}
+	}
+	facts := ports.JSFacts{
+		Parsed: true, ModuleType: "commonjs",
+		Imports: []ports.JSImport{{Kind: ports.JSRequire, Specifier: "electron", Offset: at(`"electron"`), InModule: -1, Names: []string{"ipcMain"}},
+			{Kind: ports.JSRequire, Specifier: "fs", Offset: at(`"fs"`), InModule: -1}},
+		Calls: []ports.JSCall{
+			call("ipcMain.handle", "electron", "ipcMain.handle", lit("read"), ports.JSValue{Kind: ports.JSValFunction, Offset: -1}),
+			call("win.webContents.send", "", "", lit("progress"), ports.JSValue{Kind: ports.JSValNumber, Value: "1", Offset: -1}),
+			call("fs.readFileSync", "fs", "readFileSync", lit("/etc/app.conf")),
+			call("fs.writeFileSync", "fs", "writeFileSync", lit("/tmp/boot.log"), lit("x")),
+		},
+		Functions: []ports.JSFunction{{Call: 0, Arg: 1, First: 1, End: 3}},
+	}
+	res := analyzeOne(t, map[string]string{"package.json": `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": src}, "main.js", facts)
+	nodes := map[string]*Node{}
+	for _, n := range res.Graph.Nodes {
+		nodes[n.NodeID] = n
+	}
+	var handler string
+	from := map[string]*Node{} // target label -> source of the edge
+	for _, e := range res.Graph.Edges {
+		if e.Relation == "handles" && nodes[e.SourceNodeID].label() == "read" {
+			handler = e.TargetNodeID
+		}
+		if e.Relation == "persists_to" || e.Relation == "sends" {
+			from[nodes[e.TargetNodeID].label()] = nodes[e.SourceNodeID]
+		}
+	}
+	if n := nodes[handler]; n == nil || n.Kind != "javascript-function" {
+		t.Fatalf("read handled by %+v, want a function", n)
+	}
+	for _, l := range []string{"fs:/etc/app.conf", "progress"} {
+		if n := from[l]; n == nil || n.NodeID != handler {
+			t.Errorf("the edge to %s goes from %v, want the handler", l, kindOf(n))
+		}
+	}
+	if n := from["fs:/tmp/boot.log"]; n == nil || n.Kind != "javascript-asset" {
+		t.Errorf("the write outside the handler goes from %v, want the file", kindOf(n))
+	}
+}
+
+func kindOf(n *Node) string {
+	if n == nil {
+		return "nothing"
+	}
+	return n.Kind + " " + n.label()
+}

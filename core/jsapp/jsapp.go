@@ -607,6 +607,7 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 		return nil, err
 	}
 	b.bundlePhase() // first: calls inside bundled modules start from the module's node
+	b.handlerPhase() // before the calls are linked: a handler's go from it
 	b.electronPhase()
 	st.releaseLinks()
 	if !st.truncated {
