@@ -101,7 +101,9 @@ func TestIPCHandlerCallsGoFromTheHandler(t *testing.T) {
 		"ipcMain.handle(\"read\", async (e) => { win.webContents.send(\"progress\", 1); return fs.readFileSync(\"/etc/app.conf\"); });\n" +
 		"fs.writeFileSync(\"/tmp/boot.log\", \"x\");\n"
 	at := func(s string) int64 { return int64(strings.Index(src, s)) }
-	lit := func(s string) ports.JSValue { return ports.JSValue{Kind: ports.JSValString, Value: s, Offset: at(`"` + s + `"`)} }
+	lit := func(s string) ports.JSValue {
+		return ports.JSValue{Kind: ports.JSValString, Value: s, Offset: at(`"` + s + `"`)}
+	}
 	call := func(callee, module, member string, args ...ports.JSValue) ports.JSCall {
 		return ports.JSCall{Callee: callee, Module: module, Member: member, Offset: args[0].Offset, CalleeOffset: -1, Position: -1, InModule: -1, Args: args}
 	}
