@@ -148,9 +148,9 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	if w.cancelled {
 		return nil, ctx.Err()
 	}
-	w.resolveFunctions()
 	w.settleBindings()
 	w.settleGlobals()
+	w.resolveFunctions() // after settleBindings, which may give calls new arguments
 	w.resolveRoutes()
 	w.finish()
 	w.resolveExportShapes()
@@ -429,6 +429,8 @@ type walker struct {
 	fnPending []fnArg
 	fnOpen    []fnOpen
 	fnDecls   map[*tjs.Var][2]int // the calls each declared function holds
+	fnDeclAt  map[*tjs.Var]int64  // where each declared function's declaration names it
+	cursor    int                 // past the last token of the file the walk met (declName)
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
@@ -638,10 +640,13 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 	case *tjs.ImportMetaExpr:
 		w.hasESM = true // only an ES module can read import.meta
 	case *tjs.LiteralExpr:
+		w.seen(t.Data)
 		w.literal(t)
 	case tjs.LiteralExpr:
+		w.seen(t.Data)
 		w.literal(&t)
 	case *tjs.TemplateExpr:
+		w.seen(t.Tail)
 		if t.Tag == nil && len(t.List) == 0 {
 			w.template(t)
 		}

@@ -1,6 +1,8 @@
 package js
 
 import (
+	"bytes"
+
 	tjs "github.com/tdewolff/parse/v2/js"
 
 	"rea/ports"
@@ -65,10 +67,17 @@ func (w *walker) noteFuncArgs(args []tjs.Arg) {
 }
 
 // enterFunc opens function n when its body is wanted: a function argument,
-// or a declaration a call may name (before or after it).
+// or a declaration a call may name (before or after it), whose name is
+// then placed at its declaration.
 func (w *walker) enterFunc(n tjs.INode) {
 	if d, ok := n.(*tjs.FuncDecl); ok && d.Name != nil && root(d.Name).Decl == tjs.FunctionDecl {
 		w.fnOpen = append(w.fnOpen, fnOpen{n, len(w.f.Calls)})
+		if at := w.declName(root(d.Name)); at >= 0 {
+			if w.fnDeclAt == nil {
+				w.fnDeclAt = map[*tjs.Var]int64{}
+			}
+			w.fnDeclAt[root(d.Name)] = at
+		}
 		return
 	}
 	if _, ok := w.fnArgs[n]; ok {
@@ -105,10 +114,74 @@ func (w *walker) resolveFunctions() {
 		span := fa.span
 		if fa.v != nil {
 			span = w.fnDecls[fa.v]
+			if at, ok := w.fnDeclAt[fa.v]; ok {
+				w.f.Calls[fa.call].Args[fa.arg].Offset = at
+			}
 		}
 		if span[1] > span[0] {
 			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, First: span[0], End: span[1]})
 		}
 	}
-	w.fnPending, w.fnArgs, w.fnDecls, w.fnOpen = nil, nil, nil, nil
+	w.fnPending, w.fnArgs, w.fnDecls, w.fnOpen, w.fnDeclAt = nil, nil, nil, nil, nil
+}
+
+// seen moves the cursor declName scans from past a token of the file.
+func (w *walker) seen(b []byte) {
+	if i := within(w.buf, b); i >= 0 && i+len(b) > w.cursor {
+		w.cursor = i + len(b)
+	}
+}
+
+// declName is where the declaration of function v names it: the first
+// "function NAME" (a generator's "function* NAME") of the file's code
+// from the cursor, which the walk moves past each token it meets and
+// each declaration found, so the one found is the declaration the walk
+// is entering. A Var holds the name's first use in its scope, which is
+// before the declaration where a call names a function declared later.
+// -1 inside eval code or when the source does not read so.
+func (w *walker) declName(v *tjs.Var) int64 {
+	name := v.Data
+	if w.ev != nil || within(w.buf, name) < 0 || len(name) == 0 {
+		return -1
+	}
+	buf := w.buf
+	for i := w.cursor; i < len(buf); {
+		switch c := buf[i]; {
+		case c == '/' && i+1 < len(buf) && buf[i+1] == '/':
+			j := bytes.IndexByte(buf[i:], '\n')
+			if j < 0 {
+				return -1
+			}
+			i += j + 1
+		case c == '/' && i+1 < len(buf) && buf[i+1] == '*':
+			j := bytes.Index(buf[i+2:], []byte("*/"))
+			if j < 0 {
+				return -1
+			}
+			i += j + 4
+		case c == '"' || c == '\'' || c == '`':
+			i++
+			for i < len(buf) && buf[i] != c {
+				if buf[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i++
+		case c == 'f' && bytes.HasPrefix(buf[i:], []byte("function")) && (i == 0 || !identByte(buf[i-1])):
+			s := posSrc{w: w, buf: buf}
+			j := s.skip(i + len("function"))
+			if j < len(buf) && buf[j] == '*' {
+				j = s.skip(j + 1)
+			}
+			if bytes.HasPrefix(buf[j:], name) && (j+len(name) == len(buf) || !identByte(buf[j+len(name)])) {
+				w.cursor = j + len(name)
+				return int64(j)
+			}
+			i += len("function")
+		default:
+			i++
+		}
+	}
+	return -1
 }

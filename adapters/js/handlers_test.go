@@ -82,3 +82,30 @@ function later(e, p) { return fs.existsSync(p) || fs.statSync(p); }
 		"later": {"fs.existsSync", "fs.statSync"},
 	})
 }
+
+// TestNamedHandlerAtDeclaration: a function the file declares and passes
+// by name is placed at its declaration's name, not at the name's first
+// use in its scope (the call, when the function is declared after it), and
+// each of two functions of one name in two scopes at its own.
+func TestNamedHandlerAtDeclaration(t *testing.T) {
+	is := is.New(t)
+	src := `const { ipcMain } = require("electron");
+// function onLoad() is below
+ipcMain.handle("load", onLoad);
+const s = "function onLoad(";
+async function onLoad(e, name) { return name; }
+function a() { ipcMain.on("a", f); function f() { return 1; } }
+function b() { function f() { return 2; } ipcMain.on("b", f); }
+`
+	f := facts(t, src)
+	at := map[string]int64{}
+	for _, c := range f.Calls {
+		if strings.HasPrefix(c.Callee, "ipcMain.") {
+			is.Equal(c.Args[1].Kind, ports.JSValFunction)
+			at[c.Args[0].Value] = c.Args[1].Offset
+		}
+	}
+	is.Equal(at["load"], int64(strings.Index(src, "function onLoad(e")+len("function ")))
+	is.Equal(at["a"], int64(strings.Index(src, "function f() { return 1")+len("function ")))
+	is.Equal(at["b"], int64(strings.Index(src, "function f() { return 2")+len("function ")))
+}
