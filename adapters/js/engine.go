@@ -428,9 +428,11 @@ type walker struct {
 	fnArgs    map[tjs.INode][]int // an argument's function -> its fnPending entries
 	fnPending []fnArg
 	fnOpen    []fnOpen
-	fnDecls   map[*tjs.Var][2]int // the calls each declared function holds
-	fnDeclAt  map[*tjs.Var]int64  // where each declared function's declaration names it
-	cursor    int                 // past the last token of the file the walk met (declName)
+	fnDecls   map[*tjs.Var][2]int    // the calls each declared function holds
+	fnDeclAt  map[*tjs.Var]int64     // where each declared function's declaration names it
+	constFns  map[*tjs.Var]tjs.INode // const bindings to a function expression
+	fnNamed   map[tjs.INode]*tjs.Var // and back
+	cursor    int                    // past the last token of the file the walk met (declName)
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
@@ -1430,10 +1432,12 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 		}
 		v.Value = truncate(sb.String(), w.lim.MaxStringBytes)
 	case *tjs.Var, *tjs.DotExpr, *tjs.IndexExpr:
-		if r, ok := x.(*tjs.Var); ok && root(r).Decl == tjs.FunctionDecl {
-			// A function declared in this file, passed by name (an IPC
-			// handler): the function, named, at its name's first token
-			// in its scope (the parse keeps one per name and scope).
+		if r, ok := x.(*tjs.Var); ok && (root(r).Decl == tjs.FunctionDecl || w.constFns[root(r)] != nil) {
+			// A function declared in this file (function f or, before
+			// the call, const f = a function expression), passed by name
+			// (an IPC handler): the function, named, at its name's first
+			// token in its scope (the parse keeps one per name and
+			// scope; resolveFunctions moves a declaration's to it).
 			r = root(r)
 			v.Kind, v.Value, v.Offset = ports.JSValFunction, string(r.Data), w.varOffset(r)
 			return v
@@ -1550,6 +1554,7 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 		if t.TokenType == tjs.ConstToken {
 			if v, ok := b.Binding.(*tjs.Var); ok {
 				w.noteConst(v, b.Default, false)
+				w.noteConstFunc(v, b.Default)
 			}
 		}
 		// esbuild: var require_x = __commonJS({...}); var init_x = __esm({...})

@@ -82,7 +82,23 @@ func (w *walker) enterFunc(n tjs.INode) {
 	}
 	if _, ok := w.fnArgs[n]; ok {
 		w.fnOpen = append(w.fnOpen, fnOpen{n, len(w.f.Calls)})
+	} else if _, ok := w.fnNamed[n]; ok {
+		w.fnOpen = append(w.fnOpen, fnOpen{n, len(w.f.Calls)})
 	}
+}
+
+// noteConstFunc notes const v = a function expression (an arrow, a
+// function): passed by name, v is that function (value). A const is
+// never assigned again; a var or let may be, and stays a name.
+func (w *walker) noteConstFunc(v *tjs.Var, init tjs.IExpr) {
+	fn := unwrapFunc(init)
+	if fn == nil {
+		return
+	}
+	if w.constFns == nil {
+		w.constFns, w.fnNamed = map[*tjs.Var]tjs.INode{}, map[tjs.INode]*tjs.Var{}
+	}
+	w.constFns[root(v)], w.fnNamed[fn] = fn, root(v)
 }
 
 // exitFunc closes function n, noting the calls recorded inside it.
@@ -99,11 +115,17 @@ func (w *walker) exitFunc(n tjs.INode) {
 	for _, i := range w.fnArgs[n] {
 		w.fnPending[i].span = span
 	}
+	var v *tjs.Var
 	if d, ok := n.(*tjs.FuncDecl); ok && d.Name != nil && root(d.Name).Decl == tjs.FunctionDecl {
+		v = root(d.Name)
+	} else if cv, ok := w.fnNamed[n]; ok {
+		v = cv
+	}
+	if v != nil {
 		if w.fnDecls == nil {
 			w.fnDecls = map[*tjs.Var][2]int{}
 		}
-		w.fnDecls[root(d.Name)] = span // the last declaration is the binding's
+		w.fnDecls[v] = span // the last declaration is the binding's
 	}
 }
 
@@ -122,7 +144,7 @@ func (w *walker) resolveFunctions() {
 			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, First: span[0], End: span[1]})
 		}
 	}
-	w.fnPending, w.fnArgs, w.fnDecls, w.fnOpen, w.fnDeclAt = nil, nil, nil, nil, nil
+	w.fnPending, w.fnArgs, w.fnDecls, w.fnOpen, w.fnDeclAt, w.constFns, w.fnNamed = nil, nil, nil, nil, nil, nil, nil
 }
 
 // seen moves the cursor declName scans from past a token of the file.

@@ -109,3 +109,37 @@ function b() { function f() { return 2; } ipcMain.on("b", f); }
 	is.Equal(at["a"], int64(strings.Index(src, "function f() { return 1")+len("function ")))
 	is.Equal(at["b"], int64(strings.Index(src, "function f() { return 2")+len("function ")))
 }
+
+// TestConstHandlers: a const bound to an arrow or a function expression
+// and passed by name is a function, named, whose body's calls are given;
+// a let may be assigned again and stays a name.
+func TestConstHandlers(t *testing.T) {
+	is := is.New(t)
+	src := `const { ipcMain } = require("electron");
+const fs = require("fs");
+const onSave = async (e, p) => fs.writeFileSync(p, "x");
+const onOpen = function (e, p) { return fs.readFileSync(p); };
+let onQuit = () => fs.rmSync("/tmp/q");
+ipcMain.handle("save", onSave);
+ipcMain.handle("open", onOpen);
+ipcMain.on("quit", onQuit);
+`
+	f := facts(t, src)
+	args := map[string]ports.JSValue{}
+	idx := map[int]string{}
+	for i, c := range f.Calls {
+		if strings.HasPrefix(c.Callee, "ipcMain.") {
+			args[c.Args[0].Value], idx[i] = c.Args[1], c.Args[0].Value
+		}
+	}
+	is.Equal(args["save"], ports.JSValue{Kind: ports.JSValFunction, Value: "onSave", Offset: int64(strings.Index(src, "onSave"))})
+	is.Equal(args["open"], ports.JSValue{Kind: ports.JSValFunction, Value: "onOpen", Offset: int64(strings.Index(src, "onOpen"))})
+	is.Equal(args["quit"].Kind, ports.JSValName)
+	body := map[string][]string{}
+	for _, fn := range f.Functions {
+		for _, c := range f.Calls[fn.First:fn.End] {
+			body[idx[fn.Call]] = append(body[idx[fn.Call]], c.Callee)
+		}
+	}
+	is.Equal(body, map[string][]string{"save": {"fs.writeFileSync"}, "open": {"fs.readFileSync"}})
+}
