@@ -136,7 +136,7 @@ func (w *walker) resolveFunctions() {
 		span := fa.span
 		if fa.v != nil {
 			span = w.fnDecls[fa.v]
-			if at, ok := w.fnDeclAt[fa.v]; ok {
+			if at, ok := w.fnDeclAt[fa.v]; ok && fa.arg < len(w.f.Calls[fa.call].Args) {
 				w.f.Calls[fa.call].Args[fa.arg].Offset = at
 			}
 		}

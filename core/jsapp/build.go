@@ -1642,7 +1642,7 @@ func (b *jsappBuilder) handlerPhase() {
 			}
 			b.handlerFns[callIndex{a, i}] = fn
 			for _, f := range a.facts.Functions {
-				if f.Call == i && f.Arg == 1 && f.First < f.End && f.End <= len(a.facts.Calls) {
+				if f.Call == i && f.Arg == 1 && 0 <= f.First && f.First < f.End && f.End <= len(a.facts.Calls) {
 					if b.handlerBodies == nil {
 						b.handlerBodies = map[*jsAsset][]handlerBody{}
 					}
