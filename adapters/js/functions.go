@@ -147,6 +147,10 @@ func (w *walker) resolveFunctions() {
 	w.fnPending, w.fnArgs, w.fnDecls, w.fnOpen, w.fnDeclAt, w.constFns, w.fnNamed = nil, nil, nil, nil, nil, nil, nil
 }
 
+// maxDeclScan bounds declName's scan: the code between two literals
+// rarely runs longer, and a declaration it misses keeps its first use.
+const maxDeclScan = 64 << 10
+
 // seen moves the cursor declName scans from past a token of the file.
 func (w *walker) seen(b []byte) {
 	if i := within(w.buf, b); i >= 0 && i+len(b) > w.cursor {
@@ -160,13 +164,14 @@ func (w *walker) seen(b []byte) {
 // each declaration found, so the one found is the declaration the walk
 // is entering. A Var holds the name's first use in its scope, which is
 // before the declaration where a call names a function declared later.
-// -1 inside eval code or when the source does not read so.
+// -1 inside eval code or when the source does not read so within
+// maxDeclScan bytes of the cursor (a failed scan costs no more).
 func (w *walker) declName(v *tjs.Var) int64 {
 	name := v.Data
 	if w.ev != nil || within(w.buf, name) < 0 || len(name) == 0 {
 		return -1
 	}
-	buf := w.buf
+	buf := w.buf[:min(len(w.buf), w.cursor+maxDeclScan)]
 	for i := w.cursor; i < len(buf); {
 		switch c := buf[i]; {
 		case c == '/' && i+1 < len(buf) && buf[i+1] == '/':
