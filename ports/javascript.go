@@ -297,10 +297,15 @@ const (
 // Calls[Call]: Calls[First:End] are the recorded calls it holds, nested
 // functions' included. The parse keeps no positions of its own, so a body
 // is known by the calls the walk met inside it, not by offsets: a call
-// with no position is still known to be in it.
+// with no position is still known to be in it. An argument that names a
+// binding imported from another file of the app (a relative require or
+// import: open after const {open} = require("./h"), h.open) is given by
+// Module, the specifier, and Member, the path below it ("open"), with no
+// body (First == End): what it is, is the other file's to say.
 type JSFunction struct {
-	Call, Arg  int
-	First, End int
+	Call, Arg      int
+	First, End     int
+	Module, Member string
 }
 
 // JSValue is a captured argument, bounded in depth.

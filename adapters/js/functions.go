@@ -2,6 +2,7 @@ package js
 
 import (
 	"bytes"
+	"strings"
 
 	tjs "github.com/tdewolff/parse/v2/js"
 
@@ -22,6 +23,7 @@ type fnArg struct {
 	node      tjs.INode
 	v         *tjs.Var
 	span      [2]int // the recorded calls its body holds, [first, end)
+	imp       alias  // a binding imported from another file: no body
 }
 
 // fnOpen is a function the walk is inside, and the calls recorded before it.
@@ -37,6 +39,10 @@ func (w *walker) noteFuncArgs(args []tjs.Arg) {
 	for i, a := range args {
 		if i >= len(c.Args) {
 			break
+		}
+		if c.Args[i].Kind == ports.JSValName {
+			w.noteImportedArg(n, i, a.Value)
+			continue
 		}
 		if c.Args[i].Kind != ports.JSValFunction {
 			continue
@@ -64,6 +70,16 @@ func (w *walker) noteFuncArgs(args []tjs.Arg) {
 		}
 		w.fnPending = append(w.fnPending, fa)
 	}
+}
+
+// noteImportedArg notes argument i of call n when it names a binding
+// imported from a relative module (ports.JSFunction.Module).
+func (w *walker) noteImportedArg(n, i int, x tjs.IExpr) {
+	_, al, ok := w.calleePath(x, 0)
+	if !ok || al.member == "" || !(strings.HasPrefix(al.module, "./") || strings.HasPrefix(al.module, "../")) {
+		return
+	}
+	w.fnPending = append(w.fnPending, fnArg{call: n, arg: i, imp: al})
 }
 
 // enterFunc opens function n when its body is wanted: a function argument,
@@ -133,6 +149,10 @@ func (w *walker) exitFunc(n tjs.INode) {
 // (ports.JSFacts.Functions), a declaration's once the walk has seen it.
 func (w *walker) resolveFunctions() {
 	for _, fa := range w.fnPending {
+		if fa.imp.module != "" {
+			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, Module: fa.imp.module, Member: fa.imp.member})
+			continue
+		}
 		span := fa.span
 		if fa.v != nil {
 			span = w.fnDecls[fa.v]

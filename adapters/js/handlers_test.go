@@ -143,3 +143,27 @@ ipcMain.on("quit", onQuit);
 	}
 	is.Equal(body, map[string][]string{"save": {"fs.writeFileSync"}, "open": {"fs.readFileSync"}})
 }
+
+// TestImportedHandlers: a handler named through a relative require or
+// import is given by its module and member, with no body; a package's
+// binding is not.
+func TestImportedHandlers(t *testing.T) {
+	is := is.New(t)
+	src := `import { ipcMain } from "electron";
+import { open } from "./handlers/open.js";
+import lib from "lodash";
+const h = require("../h");
+const { save } = require("./save");
+ipcMain.handle("open", open);
+ipcMain.handle("close", h.close);
+ipcMain.handle("save", save);
+ipcMain.handle("pkg", lib.noop);
+`
+	f := facts(t, src)
+	got := map[string][2]string{}
+	for _, fn := range f.Functions {
+		is.Equal(fn.First, fn.End)
+		got[f.Calls[fn.Call].Args[0].Value] = [2]string{fn.Module, fn.Member}
+	}
+	is.Equal(got, map[string][2]string{"open": {"./handlers/open.js", "open"}, "close": {"../h", "close"}, "save": {"./save", "save"}})
+}

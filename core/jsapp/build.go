@@ -59,7 +59,7 @@ type jsappBuilder struct {
 	// IPC handlers (handlerPhase): the function node of each handles
 	// call, by asset and call index ("" when the handler is no function
 	// of the file), and the bodies of those with calls inside
-	handlerFns    map[callIndex]string
+	handlerFns    map[callIndex]handlerFn
 	handlerBodies map[*jsAsset][]handlerBody
 	// caller is the handler whose body holds the call being linked, or
 	// "": callEdge's edges go from it
@@ -70,6 +70,14 @@ type jsappBuilder struct {
 type callIndex struct {
 	a *jsAsset
 	i int
+}
+
+// handlerFn is an IPC handler's node and, for one imported from another
+// file, that file's node and the evidence of the export that defines it
+// (in == "": the file or module that registers it).
+type handlerFn struct {
+	fn, in string
+	ev     GraphEvidence
 }
 
 // handlerBody is the calls an IPC handler's body holds,
@@ -1585,12 +1593,16 @@ func (b *jsappBuilder) ipcPhase() {
 			from, ev.Confidence = n, core.ConfidenceDerived // as mapCalls attributes
 		}
 		if u.relation == "handles" {
-			if fn := b.handlerFns[callIndex{u.a, u.idx}]; fn != "" {
+			if h := b.handlerFns[callIndex{u.a, u.idx}]; h.fn != "" {
 				// Function-level: the channel is handled by the function,
 				// defined in the file (or module), so an outgoing trace
 				// from the channel still reaches what the file does.
-				b.g.edge(ch.nodeID, fn, "handles", props, ev)
-				b.g.edge(fn, from, "defined_in", map[string]any{"channel": u.channel}, ev)
+				b.g.edge(ch.nodeID, h.fn, "handles", props, ev)
+				if h.in != "" {
+					b.g.edge(h.fn, h.in, "defined_in", map[string]any{"channel": u.channel}, h.ev)
+					continue
+				}
+				b.g.edge(h.fn, from, "defined_in", map[string]any{"channel": u.channel}, ev)
 				continue
 			}
 			// The handler is not a function of this file (imported, a
@@ -1633,14 +1645,18 @@ func (b *jsappBuilder) handlerPhase() {
 			if !ok {
 				continue
 			}
-			fn := b.ipcHandler(a, c, name, off, seen)
-			if fn == "" {
+			h := handlerFn{fn: b.ipcHandler(a, c, name, off, seen)}
+			if h.fn == "" {
+				h = b.importedHandler(a, i)
+			}
+			if h.fn == "" {
 				continue
 			}
 			if b.handlerFns == nil {
-				b.handlerFns = map[callIndex]string{}
+				b.handlerFns = map[callIndex]handlerFn{}
 			}
-			b.handlerFns[callIndex{a, i}] = fn
+			b.handlerFns[callIndex{a, i}] = h
+			fn := h.fn
 			for _, f := range a.facts.Functions {
 				if f.Call == i && f.Arg == 1 && 0 <= f.First && f.First < f.End && f.End <= len(a.facts.Calls) {
 					if b.handlerBodies == nil {
@@ -1651,6 +1667,52 @@ func (b *jsappBuilder) handlerPhase() {
 			}
 		}
 	}
+}
+
+// importedHandler is the function node of the handler call i of asset a
+// passes by a name imported from another file of the app
+// (ports.JSFunction.Module), when that is unambiguous: the module
+// resolves to a file whose exports name the member once, as a function
+// (known by its name in that file, at its export). Its body's calls are
+// not known (the engine gives the bodies of function arguments only), so
+// it is defined_in that file. A zero handlerFn otherwise: the file that
+// registers the handler keeps the edge (handler: unresolved).
+func (b *jsappBuilder) importedHandler(a *jsAsset, i int) handlerFn {
+	for _, f := range a.facts.Functions {
+		if f.Call != i || f.Arg != 1 || f.Module == "" || f.Member == "" || strings.Contains(f.Member, ".") {
+			continue
+		}
+		p, ok := b.st.resolveModule(a.path, f.Module, ports.JSRequire)
+		if !ok {
+			return handlerFn{}
+		}
+		t := b.st.assets[p]
+		if t == nil || t.facts == nil {
+			return handlerFn{}
+		}
+		var found *ports.JSExport
+		for k, e := range t.facts.Exports {
+			if e.Name != f.Member || e.Source != "" {
+				continue
+			}
+			if found != nil {
+				return handlerFn{} // exported twice: which one runs is not known here
+			}
+			found = &t.facts.Exports[k]
+		}
+		if found == nil {
+			return handlerFn{}
+		}
+		switch found.Value.Kind {
+		case ports.JSValueFunction, ports.JSValueAsyncFunction, ports.JSValueGenerator, ports.JSValueAsyncGenerator:
+		default:
+			return handlerFn{}
+		}
+		ev := b.at(t, found.Offset)
+		fn := b.g.node("javascript-function", b.localKey("javascript-function", p+"#"+f.Member), f.Member, map[string]any{"path": p, "name": f.Member}, ev)
+		return handlerFn{fn: fn, in: t.nodeID, ev: ev}
+	}
+	return handlerFn{}
 }
 
 // handlerOf is the IPC handler whose body holds call i of asset a, the
