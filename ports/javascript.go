@@ -80,6 +80,11 @@ type JSFacts struct {
 	// Routes are routes written as data: route objects in an array that
 	// reaches a router (see JSRoute), in source order.
 	Routes []JSRoute
+	// Functions are the bodies of the functions passed as arguments of
+	// recorded calls (JSValue kind function: written in the call, or
+	// declared in the file and passed by name), by the recorded calls they
+	// hold; one whose body holds none is left out. In call order.
+	Functions []JSFunction
 	// EntryRequires are the table modules the bundle's own code (runtime
 	// and inlined entry modules, outside any table module) requires
 	// through the runtime's require function.
@@ -284,9 +289,24 @@ const (
 	JSValNew      = "new"
 	JSValObject   = "object"
 	JSValArray    = "array"
-	JSValFunction = "function" // Value: the name of a function the file declares, passed by it; else ""
+	JSValFunction = "function" // Value: the name of a function the file declares (function f, const f = a function expression), passed by it; else ""
 	JSValOther    = "other"
 )
+
+// JSFunction is the body of a function passed as argument Arg of
+// Calls[Call]: Calls[First:End] are the recorded calls it holds, nested
+// functions' included. The parse keeps no positions of its own, so a body
+// is known by the calls the walk met inside it, not by offsets: a call
+// with no position is still known to be in it. An argument that names a
+// binding imported from another file of the app (a relative require or
+// import: open after const {open} = require("./h"), h.open) is given by
+// Module, the specifier, and Member, the path below it ("open"), with no
+// body (First == End): what it is, is the other file's to say.
+type JSFunction struct {
+	Call, Arg      int
+	First, End     int
+	Module, Member string
+}
 
 // JSValue is a captured argument, bounded in depth.
 type JSValue struct {

@@ -150,6 +150,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	}
 	w.settleBindings()
 	w.settleGlobals()
+	w.resolveFunctions() // after settleBindings, which may give calls new arguments
 	w.resolveRoutes()
 	w.finish()
 	w.resolveExportShapes()
@@ -423,6 +424,15 @@ type walker struct {
 	// bindings to navigator members (globals.go)
 	globals        map[*tjs.Var]globalAlias
 	pendingGlobals []pendingGlobal
+	// bodies of function arguments (functions.go)
+	fnArgs    map[tjs.INode][]int // an argument's function -> its fnPending entries
+	fnPending []fnArg
+	fnOpen    []fnOpen
+	fnDecls   map[*tjs.Var][2]int    // the calls each declared function holds
+	fnDeclAt  map[*tjs.Var]int64     // where each declared function's declaration names it
+	constFns  map[*tjs.Var]tjs.INode // const bindings to a function expression
+	fnNamed   map[tjs.INode]*tjs.Var // and back
+	cursor    int                    // past the last token of the file the walk met (declName)
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
@@ -632,10 +642,13 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 	case *tjs.ImportMetaExpr:
 		w.hasESM = true // only an ES module can read import.meta
 	case *tjs.LiteralExpr:
+		w.seen(t.Data)
 		w.literal(t)
 	case tjs.LiteralExpr:
+		w.seen(t.Data)
 		w.literal(&t)
 	case *tjs.TemplateExpr:
+		w.seen(t.Tail)
 		if t.Tag == nil && len(t.List) == 0 {
 			w.template(t)
 		}
@@ -665,8 +678,10 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 			w.noteWrite(t.Name, 0) // function f() {} after var f = "x"
 		}
 		w.nests, w.nest = append(w.nests, w.nest), -1
+		w.enterFunc(t)
 	case *tjs.ArrowFunc, *tjs.MethodDecl:
 		w.nests, w.nest = append(w.nests, w.nest), -1
+		w.enterFunc(n)
 	case *tjs.ClassDecl:
 		if t.Name != nil {
 			w.noteDecl(t.Name, t)
@@ -712,6 +727,7 @@ func (w *walker) Exit(n tjs.INode) {
 		if k := len(w.nests) - 1; k >= 0 {
 			w.nest, w.nests = w.nests[k], w.nests[:k]
 		}
+		w.exitFunc(n)
 	case *tjs.BlockStmt, *tjs.IfStmt, *tjs.ForStmt, *tjs.ForInStmt, *tjs.ForOfStmt, *tjs.WhileStmt, *tjs.DoWhileStmt,
 		*tjs.SwitchStmt, *tjs.LabelledStmt, *tjs.TryStmt, *tjs.WithStmt:
 		w.nest--
@@ -1269,6 +1285,7 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 		c.Position = int32(pos)
 	}
 	w.f.Calls = append(w.f.Calls, c)
+	w.noteFuncArgs(args)
 }
 
 // recordGlobalCall records a call renamed through a let or var navigator
@@ -1415,10 +1432,12 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 		}
 		v.Value = truncate(sb.String(), w.lim.MaxStringBytes)
 	case *tjs.Var, *tjs.DotExpr, *tjs.IndexExpr:
-		if r, ok := x.(*tjs.Var); ok && root(r).Decl == tjs.FunctionDecl {
-			// A function declared in this file, passed by name (an IPC
-			// handler): the function, named, at its name's first token
-			// in its scope (the parse keeps one per name and scope).
+		if r, ok := x.(*tjs.Var); ok && (root(r).Decl == tjs.FunctionDecl || w.constFns[root(r)] != nil) {
+			// A function declared in this file (function f or, before
+			// the call, const f = a function expression), passed by name
+			// (an IPC handler): the function, named, at its name's first
+			// token in its scope (the parse keeps one per name and
+			// scope; resolveFunctions moves a declaration's to it).
 			r = root(r)
 			v.Kind, v.Value, v.Offset = ports.JSValFunction, string(r.Data), w.varOffset(r)
 			return v
@@ -1535,6 +1554,7 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 		if t.TokenType == tjs.ConstToken {
 			if v, ok := b.Binding.(*tjs.Var); ok {
 				w.noteConst(v, b.Default, false)
+				w.noteConstFunc(v, b.Default)
 			}
 		}
 		// esbuild: var require_x = __commonJS({...}); var init_x = __esm({...})

@@ -40,3 +40,130 @@ ipcMain.handle("load", onLoad);
 	is.Equal(handlers["quit"].Value, "lib.quit")
 	is.Equal(handlers["other"].Kind, ports.JSValName)
 }
+
+// TestFunctionBodies: the calls a function argument's body holds are
+// given by their indices (JSFacts.Functions), whether the function is
+// written in the call or declared in the file, before or after the call
+// that names it; a call outside every body is in none, and a body that
+// holds no recorded call is left out.
+func TestFunctionBodies(t *testing.T) {
+	is := is.New(t)
+	src := `const { ipcMain, shell } = require("electron");
+const fs = require("fs");
+function before(e, p) { return fs.readFile(p); }
+ipcMain.handle("read", before);
+ipcMain.handle("save", async (e, doc) => { fs.writeFileSync(doc.path, doc.text); e.sender.send("saved", 1); });
+ipcMain.handle("open", (function (e, u) { return fetch(u); }));
+ipcMain.handle("later", later);
+ipcMain.handle("empty", () => 1);
+fs.readFileSync("outside");
+function later(e, p) { return fs.existsSync(p) || fs.statSync(p); }
+`
+	f := facts(t, src)
+	idx := map[string]int{} // channel -> the handles call
+	for i, c := range f.Calls {
+		if c.Callee == "ipcMain.handle" {
+			idx[c.Args[0].Value] = i
+		}
+	}
+	body := map[string][]string{} // channel -> callees of the body
+	for _, fn := range f.Functions {
+		is.Equal(fn.Arg, 1)
+		ch := f.Calls[fn.Call].Args[0].Value
+		is.Equal(idx[ch], fn.Call)
+		for _, c := range f.Calls[fn.First:fn.End] {
+			body[ch] = append(body[ch], c.Callee)
+		}
+	}
+	is.Equal(body, map[string][]string{
+		"read":  {"fs.readFile"},
+		"save":  {"fs.writeFileSync", "e.sender.send"},
+		"open":  {"fetch"},
+		"later": {"fs.existsSync", "fs.statSync"},
+	})
+}
+
+// TestNamedHandlerAtDeclaration: a function the file declares and passes
+// by name is placed at its declaration's name, not at the name's first
+// use in its scope (the call, when the function is declared after it), and
+// each of two functions of one name in two scopes at its own.
+func TestNamedHandlerAtDeclaration(t *testing.T) {
+	is := is.New(t)
+	src := `const { ipcMain } = require("electron");
+// function onLoad() is below
+ipcMain.handle("load", onLoad);
+const s = "function onLoad(";
+async function onLoad(e, name) { return name; }
+function a() { ipcMain.on("a", f); function f() { return 1; } }
+function b() { function f() { return 2; } ipcMain.on("b", f); }
+`
+	f := facts(t, src)
+	at := map[string]int64{}
+	for _, c := range f.Calls {
+		if strings.HasPrefix(c.Callee, "ipcMain.") {
+			is.Equal(c.Args[1].Kind, ports.JSValFunction)
+			at[c.Args[0].Value] = c.Args[1].Offset
+		}
+	}
+	is.Equal(at["load"], int64(strings.Index(src, "function onLoad(e")+len("function ")))
+	is.Equal(at["a"], int64(strings.Index(src, "function f() { return 1")+len("function ")))
+	is.Equal(at["b"], int64(strings.Index(src, "function f() { return 2")+len("function ")))
+}
+
+// TestConstHandlers: a const bound to an arrow or a function expression
+// and passed by name is a function, named, whose body's calls are given;
+// a let may be assigned again and stays a name.
+func TestConstHandlers(t *testing.T) {
+	is := is.New(t)
+	src := `const { ipcMain } = require("electron");
+const fs = require("fs");
+const onSave = async (e, p) => fs.writeFileSync(p, "x");
+const onOpen = function (e, p) { return fs.readFileSync(p); };
+let onQuit = () => fs.rmSync("/tmp/q");
+ipcMain.handle("save", onSave);
+ipcMain.handle("open", onOpen);
+ipcMain.on("quit", onQuit);
+`
+	f := facts(t, src)
+	args := map[string]ports.JSValue{}
+	idx := map[int]string{}
+	for i, c := range f.Calls {
+		if strings.HasPrefix(c.Callee, "ipcMain.") {
+			args[c.Args[0].Value], idx[i] = c.Args[1], c.Args[0].Value
+		}
+	}
+	is.Equal(args["save"], ports.JSValue{Kind: ports.JSValFunction, Value: "onSave", Offset: int64(strings.Index(src, "onSave"))})
+	is.Equal(args["open"], ports.JSValue{Kind: ports.JSValFunction, Value: "onOpen", Offset: int64(strings.Index(src, "onOpen"))})
+	is.Equal(args["quit"].Kind, ports.JSValName)
+	body := map[string][]string{}
+	for _, fn := range f.Functions {
+		for _, c := range f.Calls[fn.First:fn.End] {
+			body[idx[fn.Call]] = append(body[idx[fn.Call]], c.Callee)
+		}
+	}
+	is.Equal(body, map[string][]string{"save": {"fs.writeFileSync"}, "open": {"fs.readFileSync"}})
+}
+
+// TestImportedHandlers: a handler named through a relative require or
+// import is given by its module and member, with no body; a package's
+// binding is not.
+func TestImportedHandlers(t *testing.T) {
+	is := is.New(t)
+	src := `import { ipcMain } from "electron";
+import { open } from "./handlers/open.js";
+import lib from "lodash";
+const h = require("../h");
+const { save } = require("./save");
+ipcMain.handle("open", open);
+ipcMain.handle("close", h.close);
+ipcMain.handle("save", save);
+ipcMain.handle("pkg", lib.noop);
+`
+	f := facts(t, src)
+	got := map[string][2]string{}
+	for _, fn := range f.Functions {
+		is.Equal(fn.First, fn.End)
+		got[f.Calls[fn.Call].Args[0].Value] = [2]string{fn.Module, fn.Member}
+	}
+	is.Equal(got, map[string][2]string{"open": {"./handlers/open.js", "open"}, "close": {"../h", "close"}, "save": {"./save", "save"}})
+}

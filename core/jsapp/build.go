@@ -56,6 +56,35 @@ type jsappBuilder struct {
 	// the directories of the HTML documents whose <script src> loads each
 	// asset (documentDirs; nil until a worker's script needs them)
 	scriptDocDirs map[string][]string
+	// IPC handlers (handlerPhase): the function node of each handles
+	// call, by asset and call index ("" when the handler is no function
+	// of the file), and the bodies of those with calls inside
+	handlerFns    map[callIndex]handlerFn
+	handlerBodies map[*jsAsset][]handlerBody
+	// caller is the handler whose body holds the call being linked, or
+	// "": callEdge's edges go from it
+	caller string
+}
+
+// callIndex is a call of an asset, by its index in JSFacts.Calls.
+type callIndex struct {
+	a *jsAsset
+	i int
+}
+
+// handlerFn is an IPC handler's node and, for one imported from another
+// file, that file's node and the evidence of the export that defines it
+// (in == "": the file or module that registers it).
+type handlerFn struct {
+	fn, in string
+	ev     GraphEvidence
+}
+
+// handlerBody is the calls an IPC handler's body holds,
+// Calls[first:end], and the handler's node.
+type handlerBody struct {
+	first, end int
+	fn         string
 }
 
 // callSiteKey is a call in an asset, by the offset mappedSite gives.
@@ -699,7 +728,8 @@ func (b *jsappBuilder) electronPhase() {
 			continue
 		}
 		var windows []string
-		for _, c := range a.facts.Calls {
+		for i, c := range a.facts.Calls {
+			b.caller = b.handlerOf(a, i)
 			last := calleeLast(c)
 			switch {
 			case c.New && isWindowConstructor(last):
@@ -721,16 +751,19 @@ func (b *jsappBuilder) electronPhase() {
 			b.storageCall(a, c)
 			b.nativeCall(a, c)
 		}
+		b.caller = ""
 	}
 	// Renderer calls into exposed APIs: window.<api>.<member>(...).
 	for _, a := range st.sortedAssets() {
 		if a.facts == nil {
 			continue
 		}
-		for _, c := range a.facts.Calls {
+		for i, c := range a.facts.Calls {
 			if api, member, ok := exposedAPICall(c); ok {
 				if id, ok := b.apis[api]; ok {
+					b.caller = b.handlerOf(a, i)
 					b.callEdge(a, c, id, "calls", map[string]any{"member": member}, b.atCall(a, c, c.Offset))
+					b.caller = ""
 				}
 			}
 		}
@@ -1135,6 +1168,12 @@ func sitedCall(c ports.JSCall) bool {
 
 // callEdge adds an edge from the site of call c in asset a (siteEdge).
 func (b *jsappBuilder) callEdge(a *jsAsset, c ports.JSCall, to, relation string, props map[string]any, ev GraphEvidence) {
+	if b.caller != "" {
+		// A handler's call goes from the handler, which is placed in its
+		// file (or module) already: no source map is asked.
+		b.g.edge(b.caller, to, relation, props, ev)
+		return
+	}
 	site, _ := mappedSite(c)
 	b.siteEdge(a, c.InModule, site, to, relation, props, ev)
 }
@@ -1487,6 +1526,7 @@ func (b *jsappBuilder) ipcPhase() {
 		relation string
 		side     string
 		call     ports.JSCall
+		idx      int
 		channel  string
 		off      int64
 	}
@@ -1495,7 +1535,7 @@ func (b *jsappBuilder) ipcPhase() {
 		if a.facts == nil {
 			continue
 		}
-		for _, c := range a.facts.Calls {
+		for i, c := range a.facts.Calls {
 			relation, side := ipcRole(c)
 			if relation == "" {
 				continue
@@ -1507,7 +1547,7 @@ func (b *jsappBuilder) ipcPhase() {
 				b.frontier(a, "dynamic-ipc-channel", callOffset(c), detail)
 				continue
 			}
-			uses = append(uses, use{a, relation, side, c, name, off})
+			uses = append(uses, use{a, relation, side, c, i, name, off})
 		}
 	}
 	for _, u := range uses {
@@ -1544,7 +1584,6 @@ func (b *jsappBuilder) ipcPhase() {
 			st.unknown("ambiguous-ipc-channel", ch.nodeID, "", -1, fmt.Sprintf("channel %q has %d handlers; it is not paired", name, len(ch.handlers)))
 		}
 	}
-	handlers := map[string]bool{} // ipcHandler's keys
 	for _, u := range uses {
 		ch := b.ipc[u.channel]
 		props := map[string]any{"callee": u.call.Callee, "channel": u.channel}
@@ -1554,12 +1593,16 @@ func (b *jsappBuilder) ipcPhase() {
 			from, ev.Confidence = n, core.ConfidenceDerived // as mapCalls attributes
 		}
 		if u.relation == "handles" {
-			if fn := b.ipcHandler(u.a, u.call, u.channel, u.off, handlers); fn != "" {
+			if h := b.handlerFns[callIndex{u.a, u.idx}]; h.fn != "" {
 				// Function-level: the channel is handled by the function,
 				// defined in the file (or module), so an outgoing trace
 				// from the channel still reaches what the file does.
-				b.g.edge(ch.nodeID, fn, "handles", props, ev)
-				b.g.edge(fn, from, "defined_in", map[string]any{"channel": u.channel}, ev)
+				b.g.edge(ch.nodeID, h.fn, "handles", props, ev)
+				if h.in != "" {
+					b.g.edge(h.fn, h.in, "defined_in", map[string]any{"channel": u.channel}, h.ev)
+					continue
+				}
+				b.g.edge(h.fn, from, "defined_in", map[string]any{"channel": u.channel}, ev)
 				continue
 			}
 			// The handler is not a function of this file (imported, a
@@ -1573,10 +1616,115 @@ func (b *jsappBuilder) ipcPhase() {
 			}
 			b.g.edge(ch.nodeID, from, "handles", props, ev)
 		} else {
+			if fn := b.handlerOf(u.a, u.idx); fn != "" {
+				from = fn // sent or invoked by a handler
+			}
 			b.g.edge(from, ch.nodeID, u.relation, props, ev)
 		}
 	}
 	b.ipcSources = nil
+}
+
+// handlerPhase makes the function node of each IPC handler (ipcHandler),
+// in the order ipcPhase meets the handles calls, and notes the calls each
+// handler's body holds (ports.JSFacts.Functions): the calls a handler
+// makes go from it (handlerOf), so a trace from its channel goes on
+// through the handler to what it reads, writes, sends and loads. Before
+// the calls are linked (electronPhase).
+func (b *jsappBuilder) handlerPhase() {
+	seen := map[string]bool{} // ipcHandler's keys
+	for _, a := range b.st.sortedAssets() {
+		if a.facts == nil {
+			continue
+		}
+		for i, c := range a.facts.Calls {
+			if relation, _ := ipcRole(c); relation != "handles" {
+				continue
+			}
+			name, off, ok := firstString(c)
+			if !ok {
+				continue
+			}
+			h := handlerFn{fn: b.ipcHandler(a, c, name, off, seen)}
+			if h.fn == "" {
+				h = b.importedHandler(a, i)
+			}
+			if h.fn == "" {
+				continue
+			}
+			if b.handlerFns == nil {
+				b.handlerFns = map[callIndex]handlerFn{}
+			}
+			b.handlerFns[callIndex{a, i}] = h
+			fn := h.fn
+			for _, f := range a.facts.Functions {
+				if f.Call == i && f.Arg == 1 && 0 <= f.First && f.First < f.End && f.End <= len(a.facts.Calls) {
+					if b.handlerBodies == nil {
+						b.handlerBodies = map[*jsAsset][]handlerBody{}
+					}
+					b.handlerBodies[a] = append(b.handlerBodies[a], handlerBody{f.First, f.End, fn})
+				}
+			}
+		}
+	}
+}
+
+// importedHandler is the function node of the handler call i of asset a
+// passes by a name imported from another file of the app
+// (ports.JSFunction.Module), when that is unambiguous: the module
+// resolves to a file whose exports name the member once, as a function
+// (known by its name in that file, at its export). Its body's calls are
+// not known (the engine gives the bodies of function arguments only), so
+// it is defined_in that file. A zero handlerFn otherwise: the file that
+// registers the handler keeps the edge (handler: unresolved).
+func (b *jsappBuilder) importedHandler(a *jsAsset, i int) handlerFn {
+	for _, f := range a.facts.Functions {
+		if f.Call != i || f.Arg != 1 || f.Module == "" || f.Member == "" || strings.Contains(f.Member, ".") {
+			continue
+		}
+		p, ok := b.st.resolveModule(a.path, f.Module, ports.JSRequire)
+		if !ok {
+			return handlerFn{}
+		}
+		t := b.st.assets[p]
+		if t == nil || t.facts == nil {
+			return handlerFn{}
+		}
+		var found *ports.JSExport
+		for k, e := range t.facts.Exports {
+			if e.Name != f.Member || e.Source != "" {
+				continue
+			}
+			if found != nil {
+				return handlerFn{} // exported twice: which one runs is not known here
+			}
+			found = &t.facts.Exports[k]
+		}
+		if found == nil {
+			return handlerFn{}
+		}
+		switch found.Value.Kind {
+		case ports.JSValueFunction, ports.JSValueAsyncFunction, ports.JSValueGenerator, ports.JSValueAsyncGenerator:
+		default:
+			return handlerFn{}
+		}
+		ev := b.at(t, found.Offset)
+		fn := b.g.node("javascript-function", b.localKey("javascript-function", p+"#"+f.Member), f.Member, map[string]any{"path": p, "name": f.Member}, ev)
+		return handlerFn{fn: fn, in: t.nodeID, ev: ev}
+	}
+	return handlerFn{}
+}
+
+// handlerOf is the IPC handler whose body holds call i of asset a, the
+// innermost when handlers nest, or "".
+func (b *jsappBuilder) handlerOf(a *jsAsset, i int) string {
+	fn, size := "", 0
+	for _, h := range b.handlerBodies[a] {
+		if i >= h.first && i < h.end && (fn == "" || h.end-h.first < size) {
+			fn, size = h.fn, h.end-h.first
+		}
+	}
+	return fn
 }
 
 // ipcHandler is the node of the function an IPC listener call c of asset

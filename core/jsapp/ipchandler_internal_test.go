@@ -1,10 +1,14 @@
 package jsapp
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"rea/ports"
+	"rea/ports/portstest"
 )
 
 // TestIPCHandlersAreFunctions: an Electron main process's handlers are
@@ -88,5 +92,138 @@ func TestIPCHandlersAreFunctions(t *testing.T) {
 	}
 	if p := handles["quit"].Properties; p["handler"] != "unresolved" || p["handler_argument"] != "lib.quit" {
 		t.Errorf("quit's file-level edge says %v, want the handler unresolved, written lib.quit", p)
+	}
+}
+
+// TestIPCHandlerCallsGoFromTheHandler: the calls a handler's body holds
+// (ports.JSFacts.Functions) go from the handler's function node, so a
+// trace from the channel reaches what the handler reads and sends; a call
+// of the file outside every handler still goes from the file.
+func TestIPCHandlerCallsGoFromTheHandler(t *testing.T) {
+	src := "const { ipcMain } = require(\"electron\");\n" +
+		"const fs = require(\"fs\");\n" +
+		"ipcMain.handle(\"read\", async (e) => { win.webContents.send(\"progress\", 1); return fs.readFileSync(\"/etc/app.conf\"); });\n" +
+		"fs.writeFileSync(\"/tmp/boot.log\", \"x\");\n"
+	at := func(s string) int64 { return int64(strings.Index(src, s)) }
+	lit := func(s string) ports.JSValue {
+		return ports.JSValue{Kind: ports.JSValString, Value: s, Offset: at(`"` + s + `"`)}
+	}
+	call := func(callee, module, member string, args ...ports.JSValue) ports.JSCall {
+		return ports.JSCall{Callee: callee, Module: module, Member: member, Offset: args[0].Offset, CalleeOffset: -1, Position: -1, InModule: -1, Args: args}
+	}
+	facts := ports.JSFacts{
+		Parsed: true, ModuleType: "commonjs",
+		Imports: []ports.JSImport{{Kind: ports.JSRequire, Specifier: "electron", Offset: at(`"electron"`), InModule: -1, Names: []string{"ipcMain"}},
+			{Kind: ports.JSRequire, Specifier: "fs", Offset: at(`"fs"`), InModule: -1}},
+		Calls: []ports.JSCall{
+			call("ipcMain.handle", "electron", "ipcMain.handle", lit("read"), ports.JSValue{Kind: ports.JSValFunction, Offset: -1}),
+			call("win.webContents.send", "", "", lit("progress"), ports.JSValue{Kind: ports.JSValNumber, Value: "1", Offset: -1}),
+			call("fs.readFileSync", "fs", "readFileSync", lit("/etc/app.conf")),
+			call("fs.writeFileSync", "fs", "writeFileSync", lit("/tmp/boot.log"), lit("x")),
+		},
+		Functions: []ports.JSFunction{{Call: 0, Arg: 1, First: 1, End: 3}},
+	}
+	res := analyzeOne(t, map[string]string{"package.json": `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": src}, "main.js", facts)
+	nodes := map[string]*Node{}
+	for _, n := range res.Graph.Nodes {
+		nodes[n.NodeID] = n
+	}
+	var handler string
+	from := map[string]*Node{} // target label -> source of the edge
+	for _, e := range res.Graph.Edges {
+		if e.Relation == "handles" && nodes[e.SourceNodeID].label() == "read" {
+			handler = e.TargetNodeID
+		}
+		if e.Relation == "persists_to" || e.Relation == "sends" {
+			from[nodes[e.TargetNodeID].label()] = nodes[e.SourceNodeID]
+		}
+	}
+	if n := nodes[handler]; n == nil || n.Kind != "javascript-function" {
+		t.Fatalf("read handled by %+v, want a function", n)
+	}
+	for _, l := range []string{"fs:/etc/app.conf", "progress"} {
+		if n := from[l]; n == nil || n.NodeID != handler {
+			t.Errorf("the edge to %s goes from %v, want the handler", l, kindOf(n))
+		}
+	}
+	if n := from["fs:/tmp/boot.log"]; n == nil || n.Kind != "javascript-asset" {
+		t.Errorf("the write outside the handler goes from %v, want the file", kindOf(n))
+	}
+}
+
+func kindOf(n *Node) string {
+	if n == nil {
+		return "nothing"
+	}
+	return n.Kind + " " + n.label()
+}
+
+// filesEngine gives each file named in it its facts, the fake's to others.
+type filesEngine struct {
+	portstest.FakeJS
+	facts map[string]ports.JSFacts
+}
+
+func (e filesEngine) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	f, ok := e.facts[filepath.Base(req.Path)]
+	if !ok {
+		return e.FakeJS.Facts(ctx, req)
+	}
+	return &f, nil
+}
+
+// TestIPCHandlerImported: a handler imported from another file of the
+// app (ports.JSFunction.Module) is the function that file exports, defined
+// in it; one the file does not export as a function keeps the file-level
+// edge of the file that registers it.
+func TestIPCHandlerImported(t *testing.T) {
+	src := "const { ipcMain } = require(\"electron\");\n" +
+		"const { open, notFn, gone } = require(\"./h\");\n" +
+		"ipcMain.handle(\"open\", open);\nipcMain.handle(\"nofn\", notFn);\nipcMain.handle(\"gone\", gone);\n"
+	hsrc := "exports.open = async function (e, p) { return p; };\nexports.notFn = 1;\n"
+	at := func(s string) int64 { return int64(strings.Index(src, s)) }
+	var calls []ports.JSCall
+	var fns []ports.JSFunction
+	for i, ch := range []string{"open", "nofn", "gone"} {
+		name := map[string]string{"open": "open", "nofn": "notFn", "gone": "gone"}[ch]
+		calls = append(calls, ports.JSCall{Callee: "ipcMain.handle", Module: "electron", Member: "ipcMain.handle", Offset: at(`"` + ch + `"`), CalleeOffset: -1, Position: -1, InModule: -1,
+			Args: []ports.JSValue{{Kind: ports.JSValString, Value: ch, Offset: at(`"` + ch + `"`)}, {Kind: ports.JSValName, Value: name, Offset: -1}}})
+		fns = append(fns, ports.JSFunction{Call: i, Arg: 1, Module: "./h", Member: name})
+	}
+	main := ports.JSFacts{Parsed: true, ModuleType: "commonjs", Calls: calls, Functions: fns,
+		Imports: []ports.JSImport{{Kind: ports.JSRequire, Specifier: "electron", Offset: at(`"electron"`), InModule: -1}, {Kind: ports.JSRequire, Specifier: "./h", Offset: at(`"./h"`), InModule: -1}}}
+	h := ports.JSFacts{Parsed: true, ModuleType: "commonjs", Exports: []ports.JSExport{
+		{Name: "open", Kind: "commonjs", Offset: int64(strings.Index(hsrc, "open")), Value: ports.JSValueShape{Kind: ports.JSValueAsyncFunction, Params: 2}},
+		{Name: "notFn", Kind: "commonjs", Offset: int64(strings.Index(hsrc, "notFn")), Value: ports.JSValueShape{Kind: ports.JSValueNumber, Params: -1}}}}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"package.json": `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": src, "h.js": hsrc} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := analyzedWith(t, dir, filesEngine{facts: map[string]ports.JSFacts{"main.js": main, "h.js": h}})
+	nodes := map[string]*Node{}
+	for _, n := range res.Graph.Nodes {
+		nodes[n.NodeID] = n
+	}
+	handled, defined := map[string]*Node{}, map[string]*Node{}
+	for _, e := range res.Graph.Edges {
+		if e.Relation == "handles" {
+			handled[nodes[e.SourceNodeID].propString("channel")] = nodes[e.TargetNodeID]
+		}
+		if e.Relation == "defined_in" {
+			defined[e.SourceNodeID] = nodes[e.TargetNodeID]
+		}
+	}
+	if n := handled["open"]; n == nil || n.Kind != "javascript-function" || n.label() != "open" || n.propString("path") != "h.js" {
+		t.Fatalf("open handled by %v, want the function open of h.js", kindOf(n))
+	}
+	if d := defined[handled["open"].NodeID]; d == nil || d.propString("path") != "h.js" {
+		t.Errorf("open is defined in %v, want h.js", kindOf(d))
+	}
+	for _, ch := range []string{"nofn", "gone"} {
+		if n := handled[ch]; n == nil || n.Kind != "javascript-asset" || n.propString("path") != "main.js" {
+			t.Errorf("%s handled by %v, want main.js (no function of h.js)", ch, kindOf(n))
+		}
 	}
 }

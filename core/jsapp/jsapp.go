@@ -606,7 +606,8 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 	if err := cancelled(); err != nil {
 		return nil, err
 	}
-	b.bundlePhase() // first: calls inside bundled modules start from the module's node
+	b.bundlePhase()  // first: calls inside bundled modules start from the module's node
+	b.handlerPhase() // before the calls are linked: a handler's go from it
 	b.electronPhase()
 	st.releaseLinks()
 	if !st.truncated {

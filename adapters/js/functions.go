@@ -1,0 +1,234 @@
+package js
+
+import (
+	"bytes"
+	"strings"
+
+	tjs "github.com/tdewolff/parse/v2/js"
+
+	"rea/ports"
+)
+
+// The bodies of the functions passed as arguments of recorded calls
+// (ports.JSFunction): an IPC handler's, so that a caller can tell the calls
+// a handler makes from the other calls of its file. The parse keeps no
+// positions of its own, but the walk enters a function's body after the
+// call that takes it and records the calls inside before it leaves: the
+// calls recorded between the two are the body's.
+
+// fnArg is a function argument of a recorded call, known by its node
+// (written in the call) or by the binding of the declaration it names.
+type fnArg struct {
+	call, arg int
+	node      tjs.INode
+	v         *tjs.Var
+	span      [2]int // the recorded calls its body holds, [first, end)
+	imp       alias  // a binding imported from another file: no body
+}
+
+// fnOpen is a function the walk is inside, and the calls recorded before it.
+type fnOpen struct {
+	node  tjs.INode
+	first int
+}
+
+// noteFuncArgs notes the function arguments of the call just recorded.
+func (w *walker) noteFuncArgs(args []tjs.Arg) {
+	n := len(w.f.Calls) - 1
+	c := &w.f.Calls[n]
+	for i, a := range args {
+		if i >= len(c.Args) {
+			break
+		}
+		if c.Args[i].Kind == ports.JSValName {
+			w.noteImportedArg(n, i, a.Value)
+			continue
+		}
+		if c.Args[i].Kind != ports.JSValFunction {
+			continue
+		}
+		x := a.Value
+		for d := 0; d < 8; d++ {
+			g, ok := x.(*tjs.GroupExpr)
+			if !ok {
+				break
+			}
+			x = g.X
+		}
+		fa := fnArg{call: n, arg: i}
+		switch t := x.(type) {
+		case *tjs.FuncDecl, *tjs.ArrowFunc, *tjs.MethodDecl:
+			fa.node = t
+			if w.fnArgs == nil {
+				w.fnArgs = map[tjs.INode][]int{}
+			}
+			w.fnArgs[t] = append(w.fnArgs[t], len(w.fnPending))
+		case *tjs.Var:
+			fa.v = root(t)
+		default:
+			continue
+		}
+		w.fnPending = append(w.fnPending, fa)
+	}
+}
+
+// noteImportedArg notes argument i of call n when it names a binding
+// imported from a relative module (ports.JSFunction.Module).
+func (w *walker) noteImportedArg(n, i int, x tjs.IExpr) {
+	_, al, ok := w.calleePath(x, 0)
+	if !ok || al.member == "" || !(strings.HasPrefix(al.module, "./") || strings.HasPrefix(al.module, "../")) {
+		return
+	}
+	w.fnPending = append(w.fnPending, fnArg{call: n, arg: i, imp: al})
+}
+
+// enterFunc opens function n when its body is wanted: a function argument,
+// or a declaration a call may name (before or after it), whose name is
+// then placed at its declaration.
+func (w *walker) enterFunc(n tjs.INode) {
+	if d, ok := n.(*tjs.FuncDecl); ok && d.Name != nil && root(d.Name).Decl == tjs.FunctionDecl {
+		w.fnOpen = append(w.fnOpen, fnOpen{n, len(w.f.Calls)})
+		if at := w.declName(root(d.Name)); at >= 0 {
+			if w.fnDeclAt == nil {
+				w.fnDeclAt = map[*tjs.Var]int64{}
+			}
+			w.fnDeclAt[root(d.Name)] = at
+		}
+		return
+	}
+	if _, ok := w.fnArgs[n]; ok {
+		w.fnOpen = append(w.fnOpen, fnOpen{n, len(w.f.Calls)})
+	} else if _, ok := w.fnNamed[n]; ok {
+		w.fnOpen = append(w.fnOpen, fnOpen{n, len(w.f.Calls)})
+	}
+}
+
+// noteConstFunc notes const v = a function expression (an arrow, a
+// function): passed by name, v is that function (value). A const is
+// never assigned again; a var or let may be, and stays a name.
+func (w *walker) noteConstFunc(v *tjs.Var, init tjs.IExpr) {
+	fn := unwrapFunc(init)
+	if fn == nil {
+		return
+	}
+	if w.constFns == nil {
+		w.constFns, w.fnNamed = map[*tjs.Var]tjs.INode{}, map[tjs.INode]*tjs.Var{}
+	}
+	w.constFns[root(v)], w.fnNamed[fn] = fn, root(v)
+}
+
+// exitFunc closes function n, noting the calls recorded inside it.
+func (w *walker) exitFunc(n tjs.INode) {
+	k := len(w.fnOpen) - 1
+	if k < 0 || w.fnOpen[k].node != n {
+		return
+	}
+	span := [2]int{w.fnOpen[k].first, len(w.f.Calls)}
+	w.fnOpen = w.fnOpen[:k]
+	if span[1] <= span[0] {
+		return
+	}
+	for _, i := range w.fnArgs[n] {
+		w.fnPending[i].span = span
+	}
+	var v *tjs.Var
+	if d, ok := n.(*tjs.FuncDecl); ok && d.Name != nil && root(d.Name).Decl == tjs.FunctionDecl {
+		v = root(d.Name)
+	} else if cv, ok := w.fnNamed[n]; ok {
+		v = cv
+	}
+	if v != nil {
+		if w.fnDecls == nil {
+			w.fnDecls = map[*tjs.Var][2]int{}
+		}
+		w.fnDecls[v] = span // the last declaration is the binding's
+	}
+}
+
+// resolveFunctions gives the bodies of the function arguments
+// (ports.JSFacts.Functions), a declaration's once the walk has seen it.
+func (w *walker) resolveFunctions() {
+	for _, fa := range w.fnPending {
+		if fa.imp.module != "" {
+			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, Module: fa.imp.module, Member: fa.imp.member})
+			continue
+		}
+		span := fa.span
+		if fa.v != nil {
+			span = w.fnDecls[fa.v]
+			if at, ok := w.fnDeclAt[fa.v]; ok && fa.arg < len(w.f.Calls[fa.call].Args) {
+				w.f.Calls[fa.call].Args[fa.arg].Offset = at
+			}
+		}
+		if span[1] > span[0] {
+			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, First: span[0], End: span[1]})
+		}
+	}
+	w.fnPending, w.fnArgs, w.fnDecls, w.fnOpen, w.fnDeclAt, w.constFns, w.fnNamed = nil, nil, nil, nil, nil, nil, nil
+}
+
+// maxDeclScan bounds declName's scan: the code between two literals
+// rarely runs longer, and a declaration it misses keeps its first use.
+const maxDeclScan = 64 << 10
+
+// seen moves the cursor declName scans from past a token of the file.
+func (w *walker) seen(b []byte) {
+	if i := within(w.buf, b); i >= 0 && i+len(b) > w.cursor {
+		w.cursor = i + len(b)
+	}
+}
+
+// declName is where the declaration of function v names it: the first
+// "function NAME" (a generator's "function* NAME") of the file's code
+// from the cursor, which the walk moves past each token it meets and
+// each declaration found, so the one found is the declaration the walk
+// is entering. A Var holds the name's first use in its scope, which is
+// before the declaration where a call names a function declared later.
+// -1 inside eval code or when the source does not read so within
+// maxDeclScan bytes of the cursor (a failed scan costs no more).
+func (w *walker) declName(v *tjs.Var) int64 {
+	name := v.Data
+	if w.ev != nil || within(w.buf, name) < 0 || len(name) == 0 {
+		return -1
+	}
+	buf := w.buf[:min(len(w.buf), w.cursor+maxDeclScan)]
+	for i := w.cursor; i < len(buf); {
+		switch c := buf[i]; {
+		case c == '/' && i+1 < len(buf) && buf[i+1] == '/':
+			j := bytes.IndexByte(buf[i:], '\n')
+			if j < 0 {
+				return -1
+			}
+			i += j + 1
+		case c == '/' && i+1 < len(buf) && buf[i+1] == '*':
+			j := bytes.Index(buf[i+2:], []byte("*/"))
+			if j < 0 {
+				return -1
+			}
+			i += j + 4
+		case c == '"' || c == '\'' || c == '`':
+			i++
+			for i < len(buf) && buf[i] != c {
+				if buf[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i++
+		case c == 'f' && bytes.HasPrefix(buf[i:], []byte("function")) && (i == 0 || !identByte(buf[i-1])):
+			s := posSrc{w: w, buf: buf}
+			j := s.skip(i + len("function"))
+			if j < len(buf) && buf[j] == '*' {
+				j = s.skip(j + 1)
+			}
+			if bytes.HasPrefix(buf[j:], name) && (j+len(name) == len(buf) || !identByte(buf[j+len(name)])) {
+				w.cursor = j + len(name)
+				return int64(j)
+			}
+			i += len("function")
+		default:
+			i++
+		}
+	}
+	return -1
+}
