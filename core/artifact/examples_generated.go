@@ -3,8 +3,10 @@
 package artifact
 
 // compare_artifacts' examples as buildCompareExamples makes them: built
-// once here rather than at every start-up (byte slices of constant text
-// are laid out by the linker: no copy, no init code).
+// once here rather than at every start-up.
+//
+// (Byte slices of constant text are laid out by the linker: no copy, no
+// init code.)
 
 var generatedCompareExamples = [...][]byte{
 	[]byte("{\"left\":{\"kind\":\"retained-evidence\",\"evidence_id\":\"ev_75d6cf1d164cff55c54d66e339b2deb795f199a903e0ac7c357cb9007bcd1a25\"},\"right\":{\"kind\":\"retained-evidence\",\"evidence_id\":\"ev_0f2372312762d843f9b863b3fa55e446275e6a9db36f853a15e1e3a8e282bea5\"},\"max_differences\":100}"),

@@ -5,7 +5,7 @@ package browser
 // The result schemas defResult serves, as buildDefResult makes them from
 // compare_web_captures' definitions: built once here rather than at every
 // start-up.
-
+//
 // (Byte slices of constant text are laid out by the linker: no copy, no
 // init code.)
 

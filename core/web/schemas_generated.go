@@ -6,7 +6,7 @@ package web
 // buildWebCompareInputSchema, buildWebCompareResultSchema and
 // buildWebCompareExamples make them: built once here rather than at every
 // start-up.
-
+//
 // (Byte slices of constant text are laid out by the linker: no copy, no
 // init code.)
 
