@@ -21,10 +21,9 @@ int main(int argc, char **argv) {
 `
 
 // A specialized copy's constant parameter has its value where the copy's
-// parameters are shown: inspect_native_api's native_api and signature ("k
-// = 9"), and
-// trace_native_calls' breakpoint ("k", register "none", constant "7"), in
-// the source's order (pre: k, x, y). Before, k was located "none" and its
+// parameters are shown: inspect_native_api's native_api and signature
+// ("k = 9"), and trace_native_calls' breakpoint ("k", register "none",
+// constant "7"), in the source's order (pre: k, x, y). Before, k was located "none" and its
 // value was not reported, and pre's parameters came in the copy's DWARF
 // order (x, y, k).
 func TestMCPNativeConstantParameterOfSpecializedCopy(t *testing.T) {
