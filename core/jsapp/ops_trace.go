@@ -249,6 +249,21 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		if dir != "outgoing" {
 			next = append(next, ix.in[st.node]...)
 		}
+		// A function and the file that defines it are one body of code: an
+		// outgoing trace from a file goes on into its handlers (whose calls
+		// go from them), an incoming one from a handler up to its file.
+		if dir != "both" {
+			for _, e := range ix.in[st.node] {
+				if dir == "outgoing" && e.Relation == "defined_in" {
+					next = append(next, e)
+				}
+			}
+			for _, e := range ix.out[st.node] {
+				if dir == "incoming" && e.Relation == "defined_in" {
+					next = append(next, e)
+				}
+			}
+		}
 		for _, e := range next {
 			other := e.TargetNodeID
 			if other == st.node {
@@ -265,8 +280,9 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			edgesSeen[e.EdgeID] = true
 			if seen[other] {
 				// Each call on a storage key is a path of its own: a
-				// handler's unlinkSync(p) beside another's writeFileSync(p).
-				if e.Relation == "persists_to" && from[other] == i {
+				// handler's unlinkSync(p) beside another's writeFileSync(p),
+				// whichever step reached the key first.
+				if e.Relation == "persists_to" && (from[other] == i || e.TargetNodeID == other) {
 					steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1, again: true})
 				}
 				continue
