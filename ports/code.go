@@ -30,6 +30,18 @@ const (
 	FlowStop   Flow = "stop"   // traps or halts: no successor (hlt, ud2, int3, brk)
 )
 
+// ParseFlow reads a flow by the name an engine's wire format gives it: a
+// flow's own value, or "next" for FlowNext. ok is false for any other name.
+func ParseFlow(name string) (f Flow, ok bool) {
+	switch f = Flow(name); f {
+	case FlowNext, FlowCall, FlowJump, FlowBranch, FlowReturn, FlowStop:
+		return f, true
+	case "next":
+		return FlowNext, true
+	}
+	return "", false
+}
+
 // Instruction is one decoded machine instruction.
 type Instruction struct {
 	Address  uint64

@@ -532,26 +532,6 @@ type bodyJSON struct {
 	Truncated bool `json:"truncated"`
 }
 
-// flowName reads the bridge's flow names (switches, not map literals: a
-// package-level map is built by init code every rea process runs).
-func flowName(s string) (ports.Flow, bool) {
-	switch s {
-	case "", "next":
-		return ports.FlowNext, true
-	case "call":
-		return ports.FlowCall, true
-	case "jump":
-		return ports.FlowJump, true
-	case "branch":
-		return ports.FlowBranch, true
-	case "return":
-		return ports.FlowReturn, true
-	case "stop":
-		return ports.FlowStop, true
-	}
-	return "", false
-}
-
 func edgeName(s string) bool {
 	switch s {
 	case ports.EdgeFallthrough, ports.EdgeJump, ports.EdgeBranch, ports.EdgeJumpTable, ports.EdgeTailCall, ports.EdgeUnresolved:
@@ -838,7 +818,7 @@ func (in instructionJSON) decode() (ports.Instruction, error) {
 		return ports.Instruction{}, fmt.Errorf("%w: instruction address %q", errProtocol, in.Address)
 	}
 	b, err := hex.DecodeString(in.Bytes)
-	flow, known := flowName(in.Flow)
+	flow, known := ports.ParseFlow(in.Flow)
 	if err != nil || len(b) == 0 || !known || in.Mnemonic == "" || addr+uint64(len(b)) < addr {
 		return ports.Instruction{}, fmt.Errorf("%w: instruction at %s", errProtocol, in.Address)
 	}

@@ -38,26 +38,6 @@ type bodyJSON struct {
 	} `json:"instructions"`
 }
 
-// hopperFlow reads an instruction's flow name (a switch, not a map, so the
-// package has no start-up work).
-func hopperFlow(name string) (ports.Flow, bool) {
-	switch name {
-	case "":
-		return ports.FlowNext, true
-	case "call":
-		return ports.FlowCall, true
-	case "jump":
-		return ports.FlowJump, true
-	case "branch":
-		return ports.FlowBranch, true
-	case "return":
-		return ports.FlowReturn, true
-	case "stop":
-		return ports.FlowStop, true
-	}
-	return "", false
-}
-
 // Function decodes one procedure from Hopper's instructions (procedure_body);
 // each instruction's bytes are read through ReadBytes, and the basic blocks
 // are built here from the instructions' flows and direct targets.
@@ -101,7 +81,7 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 		if err != nil {
 			return ports.Function{}, err
 		}
-		flow, ok := hopperFlow(in.Flow)
+		flow, ok := ports.ParseFlow(in.Flow)
 		if !ok || in.Length < 1 || addr != next || addr+uint64(in.Length) > fr.End || in.Mnemonic == "" {
 			return ports.Function{}, fmt.Errorf("hopper: procedure_body %s: %w: instruction at %s out of shape", formatAddress(fr.Start), errProtocol, in.Address)
 		}
