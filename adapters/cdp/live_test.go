@@ -211,7 +211,10 @@ func TestLive(t *testing.T) {
 		is.True(s.Width*s.Height <= 32_000_000)
 	})
 
-	t.Run("observe session", func(t *testing.T) {
+	// observeWhile observes a new tab at /app/other for 2.5 s while it
+	// navigates to paths in turn.
+	observeWhile := func(t *testing.T, paths ...string) *ports.BrowserSessionTimeline {
+		t.Helper()
 		is := is.New(t)
 		dctx, did := driver(t, endpoint)
 		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app/other")))
@@ -223,9 +226,17 @@ func TestLive(t *testing.T) {
 			tl, oerr = e.ObserveSession(octx, ports.BrowserObserveRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}, ObservationMS: 2500})
 		})
 		awaitArmed(t, armed)
-		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app")))
+		for _, p := range paths {
+			is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+p)))
+		}
 		wg.Wait()
 		is.NoErr(oerr)
+		return tl
+	}
+
+	t.Run("observe session", func(t *testing.T) {
+		is := is.New(t)
+		tl := observeWhile(t, "/app")
 		is.Equal(tl.Window.EndReason, "window_elapsed")
 		types := map[string]int{}
 		for _, ev := range tl.Timeline {
@@ -241,20 +252,7 @@ func TestLive(t *testing.T) {
 	// carries the document's status, and a good page's is 200.
 	t.Run("observe session error page", func(t *testing.T) {
 		is := is.New(t)
-		dctx, did := driver(t, endpoint)
-		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app/other")))
-		var wg sync.WaitGroup
-		var tl *ports.BrowserSessionTimeline
-		var oerr error
-		octx, armed := whenArmed(ctx)
-		wg.Go(func() {
-			tl, oerr = e.ObserveSession(octx, ports.BrowserObserveRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}, ObservationMS: 2500})
-		})
-		awaitArmed(t, armed)
-		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app/missing")))
-		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app/other")))
-		wg.Wait()
-		is.NoErr(oerr)
+		tl := observeWhile(t, "/app/missing", "/app/other")
 		var got []string
 		for _, ev := range tl.Timeline {
 			if ev.Type == "navigation_committed" && ev.URL != nil {
