@@ -439,19 +439,7 @@ func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
 		"mod.js": {Parsed: true, ModuleType: "esm", SourceMap: ref("mod.js", mod),
 			Exports: []ports.JSExport{{Name: "formatName", Kind: "named", Offset: int64(name), Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 1}}}},
 	}}
-	req := jsappRequest{op: "analyze_javascript_application", path: app, given: app, format: "directory", policy: "fail", engine: engine, observe: func(string) {}}
-	out, err := analyzeJSApp(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := core.CanonicalJSON(out.result)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := decodeApp(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := analyzedWith(t, app, engine)
 	seen := map[string]bool{}
 	for _, r := range res.Semantic.Relations {
 		switch r["name"] {
