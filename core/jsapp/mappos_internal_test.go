@@ -273,20 +273,7 @@ func TestDynamicIPCChannelFrontierIsLocated(t *testing.T) {
 		Calls: []ports.JSCall{{Callee: "ipcMain.handle", Module: "electron", Member: "ipcMain.handle", Offset: -1, CalleeOffset: int32(callee), Position: int32(callee), InModule: -1,
 			Args: []ports.JSValue{{Kind: ports.JSValName, Value: "ch", Offset: int64(strings.Index(src, "ch, "))}, {Kind: ports.JSValFunction, Offset: -1}}}},
 	}
-	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail",
-		engine: bundleEngine{path: "main.js", facts: facts}, observe: func(string) {}}
-	out, err := analyzeJSApp(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := core.CanonicalJSON(out.result)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := decodeApp(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := analyzedWith(t, dir, bundleEngine{path: "main.js", facts: facts})
 	var found bool
 	for _, f := range res.Semantic.Frontiers {
 		if f["kind"] != "dynamic-ipc-channel" {

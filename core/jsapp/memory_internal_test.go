@@ -82,11 +82,7 @@ func TestLinkFactsAreReleasedBeforeTheSourceMaps(t *testing.T) {
 	}
 	var kept []*ports.JSFacts
 	engine := keptFactsEngine{mu: &sync.Mutex{}, kept: &kept}
-	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: engine, observe: func(string) {}}
-	out, err := analyzeJSApp(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := analyzedWith(t, dir, engine)
 	if len(kept) < 2 {
 		t.Fatalf("%d files parsed, want 2", len(kept))
 	}
@@ -94,14 +90,6 @@ func TestLinkFactsAreReleasedBeforeTheSourceMaps(t *testing.T) {
 		if f.Imports != nil || f.Exports != nil {
 			t.Fatalf("the facts still hold %d imports and %d exports after the analysis", len(f.Imports), len(f.Exports))
 		}
-	}
-	b, err := core.CanonicalJSON(out.result)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := decodeApp(b)
-	if err != nil {
-		t.Fatal(err)
 	}
 	imports := 0
 	for _, e := range res.Graph.Edges {
