@@ -42,9 +42,11 @@ type OwnedBrowser interface {
 
 // ChromiumLauncher launches Chromium headless on 127.0.0.1 with
 // --remote-debugging-port=0 and a fresh profile, in its own process group,
-// and reads the port from DevToolsActivePort.
+// and takes the port from the "DevTools listening on" line Chromium writes
+// to its standard error as it starts listening, or from DevToolsActivePort,
+// whichever it sees first.
 type ChromiumLauncher struct {
-	// StartTimeout bounds the wait for DevToolsActivePort (30 s).
+	// StartTimeout bounds the wait for the DevTools port (30 s).
 	StartTimeout time.Duration
 }
 
@@ -167,7 +169,7 @@ func (l ChromiumLauncher) launchOnce(ctx context.Context, spec LaunchSpec) (Owne
 	if err != nil {
 		return fail(&ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "cannot start " + exe, Err: err})
 	}
-	stderr := &limitedWriter{n: 64 << 10}
+	stderr := &limitedWriter{n: 64 << 10, wrote: make(chan struct{}, 1)}
 	copied := make(chan struct{})
 	go func() { io.Copy(stderr, run.Stderr()); close(copied) }()
 	timeout := l.StartTimeout
@@ -177,13 +179,10 @@ func (l ChromiumLauncher) launchOnce(ctx context.Context, spec LaunchSpec) (Owne
 	deadline := time.Now().Add(timeout)
 	portFile := filepath.Join(profile, "DevToolsActivePort")
 	for {
-		if data, err := os.ReadFile(portFile); err == nil {
-			line, _, _ := strings.Cut(string(data), "\n")
-			if p, err := strconv.Atoi(strings.TrimSpace(line)); err == nil && p > 0 && p < 65536 {
-				b.endpoint = "http://127.0.0.1:" + strconv.Itoa(p)
-				launchedHeadless.Store(b.endpoint, true)
-				return b, nil
-			}
+		if p := listeningPort(stderr.String(), portFile); p != 0 {
+			b.endpoint = "http://127.0.0.1:" + strconv.Itoa(p)
+			launchedHeadless.Store(b.endpoint, true)
+			return b, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -195,7 +194,8 @@ func (l ChromiumLauncher) launchOnce(ctx context.Context, spec LaunchSpec) (Owne
 			case <-time.After(200 * time.Millisecond):
 			}
 			return fail(&earlyExit{msg: st.String() + ": " + strings.TrimSpace(stderr.String())})
-		case <-time.After(25 * time.Millisecond):
+		case <-stderr.wrote:
+		case <-time.After(portFilePoll):
 			if time.Now().After(deadline) {
 				return fail(&ports.BrowserError{Code: ports.BrowserTimeout, Msg: "chromium did not write DevToolsActivePort"})
 			}
@@ -234,10 +234,40 @@ func (b *chromium) close(ctx context.Context) error {
 		Msg: fmt.Sprintf("owned browser cleanup left %v", resources), Err: err}
 }
 
+// portFilePoll is how often DevToolsActivePort is read while Chromium
+// writes nothing to its standard error (every write wakes the wait).
+const portFilePoll = 100 * time.Millisecond
+
+// listeningPort is the DevTools port of a starting Chromium: from the
+// "DevTools listening on ws://127.0.0.1:PORT/..." line of its standard
+// error, else from the first line of DevToolsActivePort; 0 while neither
+// names one. Only a loopback listener counts: rea asked for 127.0.0.1.
+func listeningPort(stderr, portFile string) int {
+	if _, rest, ok := strings.Cut(stderr, "DevTools listening on ws://127.0.0.1:"); ok {
+		if port, _, ok := strings.Cut(rest, "/"); ok {
+			if p, err := strconv.Atoi(port); err == nil && p > 0 && p < 65536 {
+				return p
+			}
+		}
+	}
+	data, err := os.ReadFile(portFile)
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	if p, err := strconv.Atoi(strings.TrimSpace(line)); err == nil && p > 0 && p < 65536 {
+		return p
+	}
+	return 0
+}
+
+// limitedWriter keeps the first n bytes written to it and signals wrote
+// (when it is not nil) after each write.
 type limitedWriter struct {
-	mu sync.Mutex
-	w  bytes.Buffer
-	n  int
+	mu    sync.Mutex
+	w     bytes.Buffer
+	n     int
+	wrote chan struct{}
 }
 
 func (l *limitedWriter) String() string {
@@ -251,6 +281,12 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	if room := l.n - l.w.Len(); room > 0 {
 		l.w.Write(p[:min(len(p), room)])
+	}
+	if l.wrote != nil {
+		select {
+		case l.wrote <- struct{}{}:
+		default:
+		}
 	}
 	return len(p), nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -62,5 +63,28 @@ func TestLaunchRetriesAnEarlyExitOnce(t *testing.T) {
 	is.True(strings.Contains(be.Msg, "twice"))
 	is.True(strings.Contains(be.Msg, "crashed at start-up"))
 	is.True(strings.Contains(be.Msg, "exit status 3"))
+	is.Equal(tempEntries(t), nil)
+}
+
+// A Chromium that names its port only on standard error, as it does when it
+// starts listening, is found without DevToolsActivePort; a listener on
+// another address is not taken for it.
+func TestLaunchTakesThePortFromTheListeningLine(t *testing.T) {
+	is := is.New(t)
+	privateTemp(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "chromium")
+	script := `#!/bin/sh
+echo "[0101/000000.000:ERROR:some_warning.cc(1)] noise" >&2
+echo "DevTools listening on ws://0.0.0.0:9333/devtools/browser/elsewhere" >&2
+echo "DevTools listening on ws://127.0.0.1:9444/devtools/browser/fake" >&2
+exec sleep 60
+`
+	is.NoErr(os.WriteFile(exe, []byte(script), 0o755))
+	b, err := cdp.ChromiumLauncher{StartTimeout: 5 * time.Second}.Launch(ctx, cdp.LaunchSpec{ExecutablePath: exe})
+	is.NoErr(err) // no DevToolsActivePort: the port came from standard error
+	is.Equal(b.Endpoint(), "http://127.0.0.1:9444")
+	is.NoErr(b.Close(ctx))
 	is.Equal(tempEntries(t), nil)
 }
