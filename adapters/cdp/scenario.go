@@ -140,6 +140,8 @@ type scenarioRun struct {
 	// document's load failed): a click waits for the one it started.
 	mainFrame            cdpt.FrameID
 	navAsked, navSettled atomic.Int64
+	navOnce              sync.Once
+	navMoved             chan struct{} // a count above changed (navChanged)
 	// Chromium reports the headers its network stack adds or receives
 	// beyond the page's view (cookie, set-cookie among them) only in the
 	// ExtraInfo events, which come before or after their request or
@@ -351,11 +353,27 @@ func mergeNames(a, b []string) []string {
 // settle counts a main-frame navigation as settled, never past those asked
 // (one that no click asked for, such as the start, settles none).
 func (r *scenarioRun) settle() {
+	defer r.navNudge()
 	for {
 		n := r.navSettled.Load()
 		if n >= r.navAsked.Load() || r.navSettled.CompareAndSwap(n, n+1) {
 			return
 		}
+	}
+}
+
+// navChanged is signalled (it holds at most one signal) after navAsked
+// or navSettled changes: the one waiter, awaitClickNavigation, checks the
+// counts and then waits on it, so no change between the two is missed.
+func (r *scenarioRun) navChanged() chan struct{} {
+	r.navOnce.Do(func() { r.navMoved = make(chan struct{}, 1) })
+	return r.navMoved
+}
+
+func (r *scenarioRun) navNudge() {
+	select {
+	case r.navChanged() <- struct{}{}:
+	default:
 	}
 }
 
@@ -368,23 +386,22 @@ const clickNavGrace = 50 * time.Millisecond
 // after_url is where the click led), until ctx ends. asked is navAsked
 // before the click.
 func (r *scenarioRun) awaitClickNavigation(ctx context.Context, asked int64) {
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	grace := time.After(clickNavGrace)
+	grace := time.NewTimer(clickNavGrace)
+	defer grace.Stop()
 	for r.navAsked.Load() == asked {
 		select {
 		case <-ctx.Done():
 			return
-		case <-grace:
+		case <-grace.C:
 			return // the click started no navigation
-		case <-tick.C:
+		case <-r.navChanged():
 		}
 	}
 	for r.navSettled.Load() < r.navAsked.Load() {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-r.navChanged():
 		}
 	}
 }
@@ -547,6 +564,7 @@ func (r *scenarioRun) onEvent(ev any) {
 	case *page.EventFrameRequestedNavigation:
 		if r.mainFrame != "" && e.FrameID == r.mainFrame && e.Disposition == page.ClientNavigationDispositionCurrentTab {
 			r.navAsked.Add(1)
+			r.navNudge()
 		}
 	case *page.EventFrameNavigated:
 		if e.Frame != nil && e.Frame.ParentID == "" {
