@@ -10,6 +10,7 @@ import (
 	"hash"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"unicode/utf16"
@@ -655,7 +656,11 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 	case *tjs.CallExpr:
 		w.call(t)
 	case *tjs.DotExpr:
-		w.memberUse(t.X, dotName(t.Y))
+		if spec := w.usedModule(t.X); spec != "" {
+			if name := dotName(t.Y); name != "" {
+				w.useName(spec, name)
+			}
+		}
 	case *tjs.IndexExpr:
 		if lit, ok := t.Y.(*tjs.LiteralExpr); ok && lit.TokenType == tjs.StringToken {
 			if s, ok := decodeString(lit.Data); ok {
@@ -921,66 +926,86 @@ func (w *walker) template(t *tjs.TemplateExpr) {
 
 // calleePath renders a name path and the module binding its root came from.
 func (w *walker) calleePath(x tjs.IExpr, depth int) (path string, al alias, ok bool) {
-	if depth > 12 {
+	var scratch [128]byte
+	b, al, ok := w.appendCalleePath(scratch[:0], x, depth)
+	if !ok {
 		return "", alias{}, false
+	}
+	return string(b), al, true
+}
+
+// calleeAlias is calleePath's module binding, without the path.
+func (w *walker) calleeAlias(x tjs.IExpr) (alias, bool) {
+	var scratch [128]byte
+	_, al, ok := w.appendCalleePath(scratch[:0], x, 0)
+	return al, ok
+}
+
+// appendCalleePath appends calleePath's path to dst: the walk renders one
+// for every call and assignment, and a dotted path made string by string
+// was an allocation per name and per dot.
+func (w *walker) appendCalleePath(dst []byte, x tjs.IExpr, depth int) (path []byte, al alias, ok bool) {
+	if depth > 12 {
+		return dst, alias{}, false
 	}
 	switch t := x.(type) {
 	case *tjs.Var:
-		name := string(t.Name())
+		dst = append(dst, t.Name()...)
 		if a, found := w.aliases[root(t)]; found {
-			return name, a, true
+			return dst, a, true
 		}
-		return name, alias{}, true
+		return dst, alias{}, true
 	case *tjs.DotExpr:
-		p, a, ok := w.calleePath(t.X, depth+1)
+		p, a, ok := w.appendCalleePath(dst, t.X, depth+1)
 		if !ok {
-			return "", alias{}, false
+			return dst, alias{}, false
 		}
-		y := dotName(t.Y)
-		if y == "" {
-			return "", alias{}, false
+		y := dotBytes(t.Y)
+		if len(y) == 0 {
+			return dst, alias{}, false
 		}
 		if a.module != "" {
-			a.member, a.whole = joinPath(a.member, y), false
+			a.member, a.whole = joinPath(a.member, string(y)), false
 		}
-		return p + "." + y, a, true
+		return append(append(p, '.'), y...), a, true
 	case *tjs.IndexExpr:
 		lit, isLit := t.Y.(*tjs.LiteralExpr)
 		if !isLit || lit.TokenType != tjs.StringToken {
-			return "", alias{}, false
+			return dst, alias{}, false
 		}
 		s, _ := decodeString(lit.Data)
-		p, a, ok := w.calleePath(t.X, depth+1)
+		p, a, ok := w.appendCalleePath(dst, t.X, depth+1)
 		if !ok {
-			return "", alias{}, false
+			return dst, alias{}, false
 		}
 		if a.module != "" {
 			a.member, a.whole = joinPath(a.member, s), false
 		}
-		return p + "." + s, a, true
+		return append(append(p, '.'), s...), a, true
 	case *tjs.GroupExpr:
-		return w.calleePath(t.X, depth+1)
+		return w.appendCalleePath(dst, t.X, depth+1)
 	case *tjs.CommaExpr:
 		if len(t.List) > 0 {
-			return w.calleePath(t.List[len(t.List)-1], depth+1)
+			return w.appendCalleePath(dst, t.List[len(t.List)-1], depth+1)
 		}
 	case *tjs.LiteralExpr:
 		if t.TokenType == tjs.ThisToken {
-			return "this", alias{}, true
+			return append(dst, "this"...), alias{}, true
 		}
 	case *tjs.CallExpr:
 		if spec, ok := w.requireSpec(t); ok {
-			return fmt.Sprintf("require(%q)", spec), alias{module: spec, whole: true}, true
+			// fmt's %q of a string is strconv's quoting
+			return append(strconv.AppendQuote(append(dst, "require("...), spec), ')'), alias{module: spec, whole: true}, true
 		}
 	case *tjs.NewExpr:
 		// new X(...).m(): the instance's method, named after its class.
-		p, a, ok := w.calleePath(t.X, depth+1)
+		p, a, ok := w.appendCalleePath(append(dst, "new "...), t.X, depth+1)
 		if !ok {
-			return "", alias{}, false
+			return dst, alias{}, false
 		}
-		return "new " + p, a, true
+		return p, a, true
 	}
-	return "", alias{}, false
+	return dst, alias{}, false
 }
 
 func root(v *tjs.Var) *tjs.Var {
@@ -990,16 +1015,20 @@ func root(v *tjs.Var) *tjs.Var {
 	return v
 }
 
-func dotName(y tjs.IExpr) string {
+func dotName(y tjs.IExpr) string { return string(dotBytes(y)) }
+
+// dotBytes is dotName's bytes, where the parser has them (to compare
+// without making a string).
+func dotBytes(y tjs.IExpr) []byte {
 	switch t := y.(type) {
 	case tjs.LiteralExpr:
-		return string(t.Data)
+		return t.Data
 	case *tjs.LiteralExpr:
-		return string(t.Data)
+		return t.Data
 	case *tjs.Var:
-		return string(t.Name())
+		return t.Name()
 	}
-	return ""
+	return nil
 }
 
 // dotOffset is where a member expression's property name lies, or -1.
@@ -1122,7 +1151,7 @@ func (w *walker) call(t *tjs.CallExpr) {
 			}
 		}
 		// __webpack_require__.d(exports, {name: getter})
-		if d, ok := t.X.(*tjs.DotExpr); ok && m.reqVar != nil && dotName(d.Y) == "d" && len(t.Args.List) == 2 {
+		if d, ok := t.X.(*tjs.DotExpr); ok && m.reqVar != nil && string(dotBytes(d.Y)) == "d" && len(t.Args.List) == 2 {
 			if v, ok := d.X.(*tjs.Var); ok && root(v) == m.reqVar {
 				if obj, ok := t.Args.List[1].Value.(*tjs.ObjectExpr); ok {
 					for _, p := range obj.List {
@@ -1602,7 +1631,7 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 // aliasOf reports the module binding an initializer denotes: require("m"),
 // require("m").x, or a member of another alias.
 func (w *walker) aliasOf(x tjs.IExpr) (alias, bool) {
-	_, a, ok := w.calleePath(x, 0)
+	a, ok := w.calleeAlias(x)
 	if !ok || a.module == "" {
 		return alias{}, false
 	}
@@ -1615,10 +1644,17 @@ func (w *walker) assign(t *tjs.BinaryExpr) {
 	if m := w.top(); m != nil && (m.expVar != nil || m.modVar != nil) && w.moduleAssign(m, t) {
 		return
 	}
-	p, _, ok := w.calleePath(t.X, 0)
+	var scratch [128]byte
+	pb, _, ok := w.appendCalleePath(scratch[:0], t.X, 0)
 	if !ok {
 		return
 	}
+	// Most assignments are to other paths: the path is made a string only
+	// when it is an export's.
+	if !bytes.HasPrefix(pb, []byte("module.exports")) && !bytes.HasPrefix(pb, []byte("exports.")) {
+		return
+	}
+	p := string(pb)
 	var name string
 	switch {
 	case p == "module.exports":

@@ -37,19 +37,27 @@ func (w *walker) memberUse(x tjs.IExpr, name string) {
 	if name == "" {
 		return
 	}
+	w.useName(w.usedModule(x), name)
+}
+
+// usedModule is the module whose member a read of x.name reads: x an alias
+// of a whole module, or require("m"); "" otherwise. (Asked first, so that
+// the name of the member of anything else is never made a string.)
+func (w *walker) usedModule(x tjs.IExpr) string {
 	switch t := x.(type) {
 	case *tjs.Var:
 		if len(w.aliases) == 0 {
-			return
+			return ""
 		}
 		if a, ok := w.aliases[root(t)]; ok && a.whole {
-			w.useName(a.module, name)
+			return a.module
 		}
 	case *tjs.CallExpr:
 		if spec, ok := w.requireSpec(t); ok {
-			w.useName(spec, name) // require("m").name
+			return spec // require("m").name
 		}
 	}
+	return ""
 }
 
 func (w *walker) useName(spec, name string) {

@@ -326,7 +326,7 @@ type chunkWorker struct {
 // build without modules).
 func (w *walker) chunkURLAssign(t *tjs.BinaryExpr) {
 	d, ok := t.X.(*tjs.DotExpr)
-	if !ok || dotName(d.Y) != "u" || unwrapFunc(t.Y) == nil {
+	if !ok || string(dotBytes(d.Y)) != "u" || unwrapFunc(t.Y) == nil {
 		return
 	}
 	if v, ok := d.X.(*tjs.Var); ok {

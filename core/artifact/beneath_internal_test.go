@@ -110,3 +110,47 @@ func TestOpenReadBeneath(t *testing.T) {
 		is.True(rc == nil)
 	}
 }
+
+// A read that ends short of the buffer at the size the file had when it
+// was opened is its end: the bytes come with io.EOF and no second read is
+// made. A buffer the file fills exactly, or a file that grew since it was
+// opened, is read on to the read that returns nothing.
+func TestFDReaderEndsAtOpenSize(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	is.NoErr(os.WriteFile(filepath.Join(dir, "a.js"), []byte("0123456789"), 0o644))
+	d, err := os.Open(dir)
+	is.NoErr(err)
+	defer d.Close()
+
+	rc, ok := openReadBeneath(d, "a.js")
+	is.True(ok)
+	buf := make([]byte, 11)
+	n, err := rc.Read(buf)
+	is.Equal(n, 10)
+	is.Equal(err, io.EOF) // one read: the end was seen at the open size
+	is.Equal(string(buf[:n]), "0123456789")
+	rc.Close()
+
+	rc, ok = openReadBeneath(d, "a.js")
+	is.True(ok)
+	n, err = rc.Read(buf[:10]) // filled exactly: the end is not known yet
+	is.Equal(n, 10)
+	is.NoErr(err)
+	n, err = rc.Read(buf)
+	is.Equal(n, 0)
+	is.Equal(err, io.EOF)
+	rc.Close()
+
+	rc, ok = openReadBeneath(d, "a.js")
+	is.True(ok)
+	f, err := os.OpenFile(filepath.Join(dir, "a.js"), os.O_APPEND|os.O_WRONLY, 0)
+	is.NoErr(err)
+	_, err = f.WriteString("abc") // grows after the open
+	is.NoErr(err)
+	is.NoErr(f.Close())
+	got, err := io.ReadAll(rc)
+	is.NoErr(err)
+	is.Equal(string(got), "0123456789abc") // every byte, not the open size's
+	rc.Close()
+}

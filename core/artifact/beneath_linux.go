@@ -59,15 +59,22 @@ func openReadBeneath(dir *os.File, name string) (rc io.ReadCloser, ok bool) {
 		syscall.Close(fd)
 		return nil, false
 	}
-	return &fdReader{fd: fd, name: name}, true
+	return &fdReader{fd: fd, name: name, left: st.Size}, true
 }
 
 // fdReader reads a regular file's descriptor (which never waits).
 type fdReader struct {
 	fd   int
 	name string
+	left int64 // the bytes the open file's fstat gave, less those read
 }
 
+// Read reads into p. A read that stops short of p exactly at the size the
+// file had when it was opened is the file's end (io.EOF with the bytes), so
+// a file read into a buffer one byte larger than it takes one read and no
+// second one to see the end: a read system call per file of a tree of
+// small files. A file that grew or shrank since is read to the read that
+// returns nothing, and its changed size is what the recheck finds.
 func (r *fdReader) Read(p []byte) (int, error) {
 	for {
 		n, err := syscall.Read(r.fd, p)
@@ -78,6 +85,9 @@ func (r *fdReader) Read(p []byte) (int, error) {
 			return 0, &os.PathError{Op: "read", Path: r.name, Err: err}
 		case n == 0 && len(p) > 0:
 			return 0, io.EOF
+		}
+		if r.left -= int64(n); r.left == 0 && n < len(p) {
+			return n, io.EOF
 		}
 		return n, nil
 	}

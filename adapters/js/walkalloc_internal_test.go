@@ -1,0 +1,82 @@
+package js
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tdewolff/parse/v2"
+	tjs "github.com/tdewolff/parse/v2/js"
+
+	"rea/ports"
+)
+
+// walkerOn parses src and returns a walker that walked it (as Facts does)
+// and the expression of each expression statement.
+func walkerOn(t *testing.T, src string) (*walker, []tjs.IExpr) {
+	t.Helper()
+	buf := make([]byte, len(src), len(src)+1)
+	copy(buf, src)
+	ast, err := tjs.Parse(parse.NewInputBytes(buf), tjs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWalker(context.Background(), buf, ports.JSRequest{}, limitsOf(ports.JSLimits{}), &ports.JSFacts{})
+	w.scope = &ast.BlockStmt.Scope
+	w.bindImports(ast)
+	tjs.Walk(w, ast)
+	var xs []tjs.IExpr
+	for _, st := range ast.BlockStmt.List {
+		if e, ok := st.(*tjs.ExprStmt); ok {
+			xs = append(xs, e.Value)
+		}
+	}
+	return w, xs
+}
+
+// The walk renders a callee path for every call and assignment and looks
+// at every member read: a path is one string whatever its length (it was
+// one per name and per dot), an assignment to anything but an export makes
+// none, and a member read of anything but a module makes none (its name
+// was made a string each time). The paths are the same as before.
+func TestWalkPathsAllocateOnce(t *testing.T) {
+	w, xs := walkerOn(t, `const m = require("m");
+a.b.c.d.e;
+x.y.z = 1;
+m.sub["k"].f;
+new (0, m.C)().g;
+require("q").h.i;
+this.j;
+o.aMemberNameLongerThanThirtyTwoBytes;
+`)
+	if len(xs) != 7 {
+		t.Fatalf("%d expression statements", len(xs))
+	}
+	for _, c := range []struct {
+		x            tjs.IExpr
+		path, module string
+		member       string
+	}{
+		{xs[0], "a.b.c.d.e", "", ""},
+		{xs[2], "m.sub.k.f", "m", "sub.k.f"},
+		{xs[3], "new m.C.g", "m", "C.g"},
+		{xs[4], `require("q").h.i`, "q", "h.i"},
+		{xs[5], "this.j", "", ""},
+	} {
+		p, al, ok := w.calleePath(c.x, 0)
+		if !ok || p != c.path || al.module != c.module || al.member != c.member {
+			t.Errorf("calleePath: %q %+v %v, want %q %s %s", p, al, ok, c.path, c.module, c.member)
+		}
+	}
+	long := xs[0]
+	if n := testing.AllocsPerRun(20, func() { w.calleePath(long, 0) }); n > 1 {
+		t.Errorf("calleePath of a.b.c.d.e: %v allocations, want 1", n)
+	}
+	assign := xs[1].(*tjs.BinaryExpr)
+	if n := testing.AllocsPerRun(20, func() { w.assign(assign) }); n > 0 {
+		t.Errorf("assign x.y.z = 1: %v allocations, want 0", n)
+	}
+	read := xs[6].(*tjs.DotExpr)
+	if n := testing.AllocsPerRun(20, func() { w.Enter(read) }); n > 0 {
+		t.Errorf("Enter o.aMemberNameLongerThanThirtyTwoBytes: %v allocations, want 0", n)
+	}
+}
