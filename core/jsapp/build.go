@@ -103,7 +103,9 @@ type ipcChannel struct {
 }
 
 func newJSAppBuilder(st *jsappState) *jsappBuilder {
-	return &jsappBuilder{st: st, g: newGraphBuild(), ipc: map[string]*ipcChannel{}, apis: map[string]string{},
+	g := newGraphBuild()
+	g.pend.props = newPropText() // only the seal's encoder reads an edge's properties (sealReleasing)
+	return &jsappBuilder{st: st, g: g, ipc: map[string]*ipcChannel{}, apis: map[string]string{},
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
 		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{},
