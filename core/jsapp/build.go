@@ -103,7 +103,9 @@ type ipcChannel struct {
 }
 
 func newJSAppBuilder(st *jsappState) *jsappBuilder {
-	return &jsappBuilder{st: st, g: newGraphBuild(), ipc: map[string]*ipcChannel{}, apis: map[string]string{},
+	g := newGraphBuild()
+	g.pend.props = newPropText() // only the seal's encoder reads an edge's properties (sealReleasing)
+	return &jsappBuilder{st: st, g: g, ipc: map[string]*ipcChannel{}, apis: map[string]string{},
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
 		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{},
@@ -2360,10 +2362,12 @@ func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string
 
 // releaseLinks lets go of the facts that only the phases before the source
 // maps read: imports, exports, the bundles' entry requires and helper
-// bindings, and each bundled module's requires and exports. The source map
-// and IPC phases read calls, modules' spans and maps, and the graph and the
-// relations hold what the rest gave, so these would only add to the heap
-// while the graph grows to its peak.
+// bindings, each bundled module's requires and exports, the function
+// bodies (handlerPhase) and every call but the IPC calls, and the
+// resolutions. The source map and IPC phases read IPC calls (by their index:
+// ipcCalls), modules' spans and maps, and the graph and the relations hold
+// what the rest gave, so these would only add to the heap while the graph
+// grows to its peak.
 func (st *jsappState) releaseLinks() {
 	for _, a := range st.assets {
 		f := a.facts
@@ -2374,7 +2378,27 @@ func (st *jsappState) releaseLinks() {
 		for i := range f.Modules {
 			f.Modules[i].Requires, f.Modules[i].Exports = nil, nil
 		}
+		f.Functions, f.Calls = nil, ipcCalls(f.Calls)
 	}
+	st.resolved = nil // nothing is resolved from here on: resolveModule no longer memoizes
+}
+
+// ipcCalls is calls with only the IPC calls left (ipcRole), at their
+// indices (handlerFns and handlerOf name calls by index): the others are
+// zero (what they held goes, the array stays), and nil when there are none.
+func ipcCalls(calls []ports.JSCall) []ports.JSCall {
+	last := -1
+	for i, c := range calls {
+		if r, _ := ipcRole(c); r != "" {
+			last = i
+		} else {
+			calls[i] = ports.JSCall{Offset: -1, InModule: -1}
+		}
+	}
+	if last < 0 {
+		return nil // an empty slice would still hold the array
+	}
+	return calls[: last+1 : last+1]
 }
 
 // --- the result ---
@@ -2387,7 +2411,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	for _, a := range st.assets {
 		a.facts = nil
 	}
-	st.resolved = nil     // nothing is resolved from here on
+	st.resolved = nil     // nothing is resolved from here on (releaseLinks, unless the build stopped before it)
 	st.releaseInventory() // nor read
 	if len(b.g.nodes) >= collectBeforeSealNodes && tuning.Load() {
 		// The facts, the inventory and what the build no longer holds are

@@ -89,6 +89,9 @@ type Edge struct {
 	Properties         map[string]any `json:"properties"`
 	Evidence           GraphEvidence  `json:"evidence"`
 	IdentifierStrategy IDStrategy     `json:"identifier_strategy"`
+	// props is Properties as canonical text, which stands for them once
+	// the builder has let the map go (propText.compact; "" otherwise)
+	props string
 }
 
 type GraphLimit struct {

@@ -477,10 +477,12 @@ func (e *leanEncoder) appendEdge(dst []byte, ed *Edge) ([]byte, error) {
 		cells = 7
 	case ed.Evidence.Basis != edgeBasis(ed.Relation):
 		cells = 6
-	case len(ed.Properties) > 0:
+	case len(ed.Properties) > 0, ed.props != "" && ed.props != "{}":
 		cells = 5
 	}
-	if cells >= 5 {
+	if cells >= 5 && ed.props != "" {
+		dst = append(append(dst, ','), ed.props...)
+	} else if cells >= 5 {
 		props := ed.Properties
 		if props == nil {
 			props = map[string]any{}

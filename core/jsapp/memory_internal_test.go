@@ -101,3 +101,68 @@ func TestLinkFactsAreReleasedBeforeTheSourceMaps(t *testing.T) {
 		t.Errorf("%d imports edges, want at least 2 (a.js and b.js each require b.js)", imports)
 	}
 }
+
+// callsEngine is FakeJS whose facts hold, after the file's own, a fetch,
+// an IPC handler registration (with its function body) and a storage
+// call, kept so a test can see what the analysis left in them.
+type callsEngine struct {
+	portstest.FakeJS
+	mu   *sync.Mutex
+	kept *[]*ports.JSFacts
+}
+
+func (e callsEngine) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	f, err := e.FakeJS.Facts(ctx, req)
+	if err == nil {
+		str := func(s string, off int64) []ports.JSValue {
+			return []ports.JSValue{{Kind: ports.JSValString, Value: s, Offset: off}}
+		}
+		first := len(f.Calls)
+		f.Calls = append(f.Calls,
+			ports.JSCall{Offset: 1, Callee: "fetch", Args: str("https://example.com/api", 1), InModule: -1, CalleeOffset: -1, Position: -1},
+			ports.JSCall{Offset: 2, Callee: "ipcMain.handle", Module: "electron", Member: "ipcMain.handle", Args: append(str("ch", 2), ports.JSValue{Kind: "function", Offset: 3}), InModule: -1, CalleeOffset: -1, Position: -1},
+			ports.JSCall{Offset: 4, Callee: "localStorage.setItem", Args: str("key", 4), InModule: -1, CalleeOffset: -1, Position: -1})
+		f.Functions = append(f.Functions, ports.JSFunction{Call: first + 1, Arg: 1, First: first + 2, End: first + 3})
+		e.mu.Lock()
+		*e.kept = append(*e.kept, f)
+		e.mu.Unlock()
+	}
+	return f, err
+}
+
+// TestCallsButIPCAreReleasedBeforeTheSourceMaps: once the calls are linked,
+// the facts keep only the IPC calls (the source map and IPC phases read no
+// other), at their indices, and no function bodies; the graph still holds
+// the endpoint, the storage and the IPC channel the calls gave.
+func TestCallsButIPCAreReleasedBeforeTheSourceMaps(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.js"), []byte("module.exports = 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var kept []*ports.JSFacts
+	res := analyzedWith(t, dir, callsEngine{mu: &sync.Mutex{}, kept: &kept})
+	if len(kept) != 1 {
+		t.Fatalf("%d files parsed, want 1", len(kept))
+	}
+	f := kept[0]
+	if f.Functions != nil {
+		t.Errorf("the facts still hold %d function bodies", len(f.Functions))
+	}
+	if n := len(f.Calls); n < 2 || f.Calls[n-1].Callee != "ipcMain.handle" {
+		t.Fatalf("the calls left are %+v, want the IPC call last, at its index", f.Calls)
+	}
+	for _, c := range f.Calls[:len(f.Calls)-1] {
+		if c.Callee != "" || c.Args != nil {
+			t.Errorf("the facts still hold the call %q", c.Callee)
+		}
+	}
+	kinds := map[string]bool{}
+	for _, n := range res.Graph.Nodes {
+		kinds[n.Kind] = true
+	}
+	for _, k := range []string{"ipc-channel", "endpoint", "storage", "javascript-function"} {
+		if !kinds[k] {
+			t.Errorf("no %s node: the calls were released before they were linked (kinds %v)", k, kinds)
+		}
+	}
+}

@@ -39,6 +39,9 @@ type pending struct {
 	wg                 sync.WaitGroup
 	mu                 sync.Mutex
 	failure            any // a worker's panic, raised again by settle
+	// props, when set, keeps each prepared edge's properties as canonical
+	// text instead of their map (compactProps)
+	props *propText
 }
 
 func (p *pending) observation(n *Node, label string, props map[string]any, ev GraphEvidence) {
@@ -55,7 +58,7 @@ func (p *pending) edge(e *Edge) {
 	if len(p.edges)-p.sentEdges >= pendingChunk {
 		batch := p.edges[p.sentEdges:]
 		p.sentEdges = len(p.edges)
-		p.dispatch(func() { prepareEdges(batch) })
+		p.dispatch(func() { prepareEdges(batch, p.props) })
 	}
 }
 
@@ -65,10 +68,47 @@ func prepareObs(batch []*pendingObs) {
 	}
 }
 
-func prepareEdges(batch []*Edge) {
+func prepareEdges(batch []*Edge, props *propText) {
 	for _, e := range batch {
 		prepareEdge(e)
+		props.compact(e)
 	}
+}
+
+// propText holds one copy of each distinct edge properties text. An edge's
+// properties map (and the strings it boxes) took about half the bytes of a
+// prepared edge, which is kept until the seal; once the edge's ID is
+// digested nothing but the seal's encoder reads them, and it writes them as
+// this text (appendEdge). The same properties recur (an import's kind and
+// specifier from many files), so the text is shared.
+type propText struct {
+	mu   sync.Mutex
+	seen map[string]string
+}
+
+func newPropText() *propText { return &propText{seen: map[string]string{}} }
+
+// compact replaces e's properties map with its canonical text; an edge
+// whose properties do not encode keeps its map (nothing changes).
+func (t *propText) compact(e *Edge) {
+	if t == nil || e.Properties == nil {
+		return
+	}
+	bp := scratch()
+	b, err := core.AppendCanonical((*bp)[:0], e.Properties)
+	if err != nil {
+		putScratch(bp, b)
+		return
+	}
+	t.mu.Lock()
+	s, ok := t.seen[string(b)]
+	if !ok {
+		s = string(b)
+		t.seen[s] = s
+	}
+	t.mu.Unlock()
+	putScratch(bp, b)
+	e.props, e.Properties = s, nil
 }
 
 // dispatch runs job on a background worker; with one core the job runs at
@@ -120,10 +160,10 @@ func (g *graphBuild) settle() {
 		o := restObs[i*len(restObs)/parts : (i+1)*len(restObs)/parts]
 		e := restEdges[i*len(restEdges)/parts : (i+1)*len(restEdges)/parts]
 		if i == parts-1 {
-			p.run(func() { prepareObs(o); prepareEdges(e) })
+			p.run(func() { prepareObs(o); prepareEdges(e, p.props) })
 			continue
 		}
-		rest.Go(func() { p.run(func() { prepareObs(o); prepareEdges(e) }) })
+		rest.Go(func() { p.run(func() { prepareObs(o); prepareEdges(e, p.props) }) })
 	}
 	rest.Wait()
 	if p.work != nil {
