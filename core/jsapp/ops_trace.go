@@ -242,6 +242,14 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		// modules are theirs.
 		in := edgeByID[st.edge]
 		upFromSource := in != nil && in.Relation == "contains" && in.SourceNodeID == st.node && ix.nodes[st.node].Kind == "source-map"
+		// A function's file is where a trace outward from the function
+		// ends: the file's other code (its other handlers, its imports)
+		// is not the function's. An incoming trace goes on up from the
+		// file to what loads it, and a trace from the file outward goes
+		// down into the functions it defines.
+		if in != nil && in.Relation == "defined_in" && in.TargetNodeID == st.node && dir != "incoming" {
+			continue
+		}
 		var next []*Edge
 		if dir != "incoming" {
 			next = append(next, ix.out[st.node]...)
@@ -251,7 +259,8 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		}
 		// A function and the file that defines it are one body of code: an
 		// outgoing trace from a file goes on into its handlers (whose calls
-		// go from them), an incoming one from a handler up to its file.
+		// go from them), an incoming one from a handler up to its file
+		// (and on to what loads it).
 		if dir != "both" {
 			for _, e := range ix.in[st.node] {
 				if dir == "outgoing" && e.Relation == "defined_in" {
