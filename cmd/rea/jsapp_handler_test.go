@@ -28,4 +28,16 @@ func TestChannelTraceStopsAtTheHandlersFile(t *testing.T) {
 			t.Errorf("%s trace from notes:save ends at %q, want it through the handler's write and to its file main.js", dir, ends)
 		}
 	}
+	// Inward, a handler's trace goes up to its file and what loads it,
+	// not down into the file's other handlers.
+	var into []string
+	for _, p := range storageTrace(t, map[string]any{"kind": "string", "value": "${logFile}"}, "incoming") {
+		into = append(into, strings.Join(p.Labels, " < "))
+	}
+	want := []string{`fs ${logFile} < function ipcMain.on("log:write") handler in main.js < ipc log:write`,
+		`fs ${logFile} < function ipcMain.on("log:write") handler in main.js < main.js < main process main.js`}
+	if !slices.Equal(into, want) {
+		t.Errorf("incoming trace from logFile:\n got %q\nwant %q", into, want)
+	}
 }
+

@@ -242,11 +242,16 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		// modules are theirs.
 		in := edgeByID[st.edge]
 		upFromSource := in != nil && in.Relation == "contains" && in.SourceNodeID == st.node && ix.nodes[st.node].Kind == "source-map"
-		// A function's file is where a trace outward from the function
-		// ends: the file's other code (its other handlers, its imports)
-		// is not the function's. An incoming trace goes on up from the
-		// file to what loads it, and a trace from the file outward goes
-		// down into the functions it defines.
+		// A function and the file that defines it (defined_in) are one
+		// body of code. The edge is followed down, file to function, by
+		// a trace outward (outgoing or both): a file's trace goes on into
+		// its handlers, whose calls go from them. It is followed up,
+		// function to file, in every direction: an incoming trace from a
+		// handler goes on to its file and what loads that, never down
+		// into the file's other functions; an outward one ends at the
+		// file, whose other code (its other handlers, its imports) is not
+		// the function's: a channel's trace is its handler's calls and
+		// the file they are in.
 		if in != nil && in.Relation == "defined_in" && in.TargetNodeID == st.node && dir != "incoming" {
 			continue
 		}
@@ -254,21 +259,14 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		if dir != "incoming" {
 			next = append(next, ix.out[st.node]...)
 		}
-		if dir != "outgoing" {
-			next = append(next, ix.in[st.node]...)
-		}
-		// A function and the file that defines it are one body of code: an
-		// outgoing trace from a file goes on into its handlers (whose calls
-		// go from them), an incoming one from a handler up to its file
-		// (and on to what loads it).
-		if dir != "both" {
-			for _, e := range ix.in[st.node] {
-				if dir == "outgoing" && e.Relation == "defined_in" {
-					next = append(next, e)
-				}
+		for _, e := range ix.in[st.node] {
+			if down := e.Relation == "defined_in"; down && dir != "incoming" || !down && dir != "outgoing" {
+				next = append(next, e)
 			}
+		}
+		if dir == "incoming" {
 			for _, e := range ix.out[st.node] {
-				if dir == "incoming" && e.Relation == "defined_in" {
+				if e.Relation == "defined_in" {
 					next = append(next, e)
 				}
 			}
