@@ -1673,10 +1673,10 @@ func (b *jsappBuilder) handlerPhase() {
 // passes by a name imported from another file of the app
 // (ports.JSFunction.Module), when that is unambiguous: the module
 // resolves to a file whose exports name the member once, as a function
-// (known by its name in that file, at its export). Its body's calls are
-// not known (the engine gives the bodies of function arguments only), so
-// it is defined_in that file. A zero handlerFn otherwise: the file that
-// registers the handler keeps the edge (handler: unresolved).
+// (known by its name in that file, at its export), defined_in that file.
+// The calls its body holds there (ports.JSExport First and End) go from
+// it. A zero handlerFn otherwise: the file that registers the handler
+// keeps the edge (handler: unresolved).
 func (b *jsappBuilder) importedHandler(a *jsAsset, i int) handlerFn {
 	for _, f := range a.facts.Functions {
 		if f.Call != i || f.Arg != 1 || f.Module == "" || f.Member == "" || strings.Contains(f.Member, ".") {
@@ -1710,6 +1710,12 @@ func (b *jsappBuilder) importedHandler(a *jsAsset, i int) handlerFn {
 		}
 		ev := b.at(t, found.Offset)
 		fn := b.g.node("javascript-function", b.localKey("javascript-function", p+"#"+f.Member), f.Member, map[string]any{"path": p, "name": f.Member}, ev)
+		if 0 <= found.First && found.First < found.End && found.End <= len(t.facts.Calls) && fn != "" {
+			if b.handlerBodies == nil {
+				b.handlerBodies = map[*jsAsset][]handlerBody{}
+			}
+			b.handlerBodies[t] = append(b.handlerBodies[t], handlerBody{found.First, found.End, fn})
+		}
 		return handlerFn{fn: fn, in: t.nodeID, ev: ev}
 	}
 	return handlerFn{}

@@ -227,3 +227,57 @@ func TestIPCHandlerImported(t *testing.T) {
 		}
 	}
 }
+
+// TestIPCHandlerImportedCallsGoFromIt: the calls an imported handler's
+// body holds (its export's First and End in the file that defines it) go
+// from the handler's function node, so a trace from the channel reaches
+// them; the defining file's other calls still go from the file. Before,
+// an imported handler's calls went from its file, like all the others.
+func TestIPCHandlerImportedCallsGoFromIt(t *testing.T) {
+	src := "const { ipcMain } = require(\"electron\");\nconst { save } = require(\"./h\");\nipcMain.handle(\"save\", save);\n"
+	hsrc := "const fs = require(\"fs\");\nfs.writeFileSync(\"/tmp/boot.log\", \"x\");\nexports.save = (e, p) => fs.writeFileSync(\"/tmp/notes.json\", p);\n"
+	at := func(s, text string) int64 { return int64(strings.Index(s, text)) }
+	main := ports.JSFacts{Parsed: true, ModuleType: "commonjs",
+		Calls: []ports.JSCall{{Callee: "ipcMain.handle", Module: "electron", Member: "ipcMain.handle", Offset: at(src, `"save"`), CalleeOffset: -1, Position: -1, InModule: -1,
+			Args: []ports.JSValue{{Kind: ports.JSValString, Value: "save", Offset: at(src, `"save"`)}, {Kind: ports.JSValName, Value: "save", Offset: -1}}}},
+		Functions: []ports.JSFunction{{Call: 0, Arg: 1, Module: "./h", Member: "save"}},
+		Imports:   []ports.JSImport{{Kind: ports.JSRequire, Specifier: "electron", Offset: at(src, `"electron"`), InModule: -1}, {Kind: ports.JSRequire, Specifier: "./h", Offset: at(src, `"./h"`), InModule: -1}}}
+	write := func(path string) ports.JSCall {
+		return ports.JSCall{Callee: "fs.writeFileSync", Module: "fs", Member: "writeFileSync", Offset: at(hsrc, `"`+path+`"`), CalleeOffset: -1, Position: -1, InModule: -1,
+			Args: []ports.JSValue{{Kind: ports.JSValString, Value: path, Offset: at(hsrc, `"`+path+`"`)}, {Kind: ports.JSValName, Value: "p", Offset: -1}}}
+	}
+	h := ports.JSFacts{Parsed: true, ModuleType: "commonjs",
+		Imports: []ports.JSImport{{Kind: ports.JSRequire, Specifier: "fs", Offset: at(hsrc, `"fs"`), InModule: -1}},
+		Calls:   []ports.JSCall{write("/tmp/boot.log"), write("/tmp/notes.json")},
+		Exports: []ports.JSExport{{Name: "save", Kind: "commonjs", Offset: at(hsrc, "save"), Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 2}, First: 1, End: 2}}}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"package.json": `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": src, "h.js": hsrc} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := analyzedWith(t, dir, filesEngine{facts: map[string]ports.JSFacts{"main.js": main, "h.js": h}})
+	nodes := map[string]*Node{}
+	for _, n := range res.Graph.Nodes {
+		nodes[n.NodeID] = n
+	}
+	var handler string
+	from := map[string]*Node{}
+	for _, e := range res.Graph.Edges {
+		if e.Relation == "handles" {
+			handler = e.TargetNodeID
+		}
+		if e.Relation == "persists_to" {
+			from[nodes[e.TargetNodeID].label()] = nodes[e.SourceNodeID]
+		}
+	}
+	if n := nodes[handler]; n == nil || n.Kind != "javascript-function" || n.propString("path") != "h.js" {
+		t.Fatalf("save handled by %v, want the function save of h.js", kindOf(n))
+	}
+	if n := from["fs:/tmp/notes.json"]; n == nil || n.NodeID != handler {
+		t.Errorf("the handler's write goes from %v, want the handler", kindOf(n))
+	}
+	if n := from["fs:/tmp/boot.log"]; n == nil || n.Kind != "javascript-asset" || n.propString("path") != "h.js" {
+		t.Errorf("h.js's write outside the handler goes from %v, want h.js", kindOf(n))
+	}
+}
