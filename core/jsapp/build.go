@@ -31,6 +31,7 @@ type jsappBuilder struct {
 	// counters for the summary
 	mains, preloads, renderers, utilities map[string]bool
 	endpoints, storage, workers, addons   map[string]bool
+	systems                               map[string]bool // system-api nodes (sinks.go)
 	bundled, sourceMaps, sourceModules    int
 	htmlDocs                              int
 	relations                             []semRelation
@@ -750,6 +751,7 @@ func (b *jsappBuilder) electronPhase() {
 			b.endpoint(a, c)
 			b.storageCall(a, c)
 			b.nativeCall(a, c)
+			b.systemCall(a, c)
 		}
 		b.caller = ""
 	}
@@ -952,6 +954,9 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 	}
 	if !ok {
 		b.st.unknown("dynamic-load", a.nodeID, a.path, callOffset(c), c.Callee+" argument is computed at run time")
+		if calleeLast(c) == "loadURL" {
+			b.systemNode(a, c, "loadURL") // a URL the code computes: what it can load
+		}
 		return
 	}
 	f := b.st.files[target]
@@ -1148,11 +1153,12 @@ func callPlace(c ports.JSCall) int64 {
 // sitedCall reports the calls other than network calls whose edges go
 // from the call site (callEdge; IPC calls through mapIPCSites): storage,
 // IPC, exposeInMainWorld, a window's creation, loadFile and loadURL,
-// utilityProcess.fork, a native add-on's export, and what may call an API
+// utilityProcess.fork, a native add-on's export, a system API's (sinks.go),
+// and what may call an API
 // a preload exposes (window.<api>.<member>: the APIs are known only in the
 // build, so each such call is kept).
 func sitedCall(c ports.JSCall) bool {
-	if relation, _ := ipcRole(c); relation != "" || isStorageCall(c) || isExposeCall(c) || isNativeCall(c) {
+	if relation, _ := ipcRole(c); relation != "" || isStorageCall(c) || isExposeCall(c) || isNativeCall(c) || systemAPI(c) != "" {
 		return true
 	}
 	switch last := calleeLast(c); {
@@ -2483,7 +2489,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	summary := map[string]any{"main_processes": len(b.mains), "preload_scripts": len(b.preloads), "renderer_processes": len(b.renderers),
 		"utility_processes": len(b.utilities), "browser_windows": b.windows, "context_bridge_apis": len(b.apis), "ipc_channels": len(b.ipc),
 		"ipc_paired": len(paired), "ipc_unresolved": len(unresolved) + dynIPC, "endpoints": len(b.endpoints), "storage": len(b.storage),
-		"workers": len(b.workers), "native_addons": len(b.addons)}
+		"workers": len(b.workers), "native_addons": len(b.addons), "system_apis": len(b.systems)}
 	coverage := map[string]any{"status": graph.Coverage.Status, "truncated": graph.Coverage.Truncated, "omitted_count": graph.Coverage.OmittedCount,
 		"limits": graph.Coverage.Limits}
 	if len(st.contradictions) > 0 && coverage["status"] == "complete" {

@@ -19,7 +19,7 @@ func opTraceApplicationFeature() *core.Operation {
 		Name:  "trace_application_feature",
 		Title: "Trace Application Feature",
 		Description: "Trace one feature through a JavaScript application graph (analyze_javascript_application Evidence, inline or retained): " +
-			"seed by module path, string literal (or a computed storage key's expression), route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
+			"seed by module path, string literal (or a computed storage key's expression, or a system API: shell.openExternal), route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
 			"outgoing, incoming or both within bounded depth. Paths list their node and edge IDs with a human label per node (file, module, " +
 			"original source, channel), the relation and location (path, offset, line, column, else unknown_reason) per step, end kind, authorities and whether any step is inferred.",
 		Kind:    core.KindApplication,
@@ -137,6 +137,11 @@ func seedNodes(ix *appIndex, kind string, match func(string) bool) []string {
 				if s := n.propString(k); s != "" && match(s) {
 					set[n.NodeID] = true
 				}
+			}
+			// A system API by its name or its call as written
+			// (shell.openExternal, shell.openExternal(url)).
+			if n.Kind == "system-api" && (match(n.propString("api")) || match(n.label())) {
+				set[n.NodeID] = true
 			}
 		}
 	}
