@@ -1678,8 +1678,10 @@ func (b *jsappBuilder) handlerPhase() {
 // importedHandler is the function node of the handler call i of asset a
 // passes by a name imported from another file of the app
 // (ports.JSFunction.Module), when that is unambiguous: the module
-// resolves to a file whose exports name the member once, as a function
-// (known by its name in that file, at its export), defined_in that file.
+// resolves to a file whose exports name the member once, as a function,
+// or pass on one other file's (definedExport: re-exports and export *),
+// known by its name in the file that defines it, at its export, and
+// defined_in that file.
 // The calls its body holds there (ports.JSExport First and End) go from
 // it. A zero handlerFn otherwise: the file that registers the handler
 // keeps the edge (handler: unresolved).
@@ -1692,30 +1694,18 @@ func (b *jsappBuilder) importedHandler(a *jsAsset, i int) handlerFn {
 		if !ok {
 			return handlerFn{}
 		}
-		t := b.st.assets[p]
-		if t == nil || t.facts == nil {
+		d, state := b.definedExport(b.st.assets[p], f.Member, 0, map[exportKey]bool{})
+		if state != 1 {
 			return handlerFn{}
 		}
-		var found *ports.JSExport
-		for k, e := range t.facts.Exports {
-			if e.Name != f.Member || e.Source != "" {
-				continue
-			}
-			if found != nil {
-				return handlerFn{} // exported twice: which one runs is not known here
-			}
-			found = &t.facts.Exports[k]
-		}
-		if found == nil {
-			return handlerFn{}
-		}
+		t, found, p, name := d.a, d.e, d.a.path, d.name
 		switch found.Value.Kind {
 		case ports.JSValueFunction, ports.JSValueAsyncFunction, ports.JSValueGenerator, ports.JSValueAsyncGenerator:
 		default:
 			return handlerFn{}
 		}
 		ev := b.at(t, found.Offset)
-		fn := b.g.node("javascript-function", b.localKey("javascript-function", p+"#"+f.Member), f.Member, map[string]any{"path": p, "name": f.Member}, ev)
+		fn := b.g.node("javascript-function", b.localKey("javascript-function", p+"#"+name), name, map[string]any{"path": p, "name": name}, ev)
 		if 0 <= found.First && found.First < found.End && found.End <= len(t.facts.Calls) && fn != "" {
 			if b.handlerBodies == nil {
 				b.handlerBodies = map[*jsAsset][]handlerBody{}
