@@ -207,6 +207,12 @@ type JSExport struct {
 	// which a bundle's source map may leave unmapped, because no
 	// declaration or import before it in the file names the binding.
 	InClause bool
+	// First and End give the body of an exported function as JSFunction
+	// does: Calls[First:End] are the recorded calls it holds (an IPC
+	// handler another file imports). First == End: no function, no
+	// recorded call in it, or not known (a var or let, a bundled module's
+	// export).
+	First, End int
 }
 
 // JSValueShape is the statically observed shape of a value: its kind and,

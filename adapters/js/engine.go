@@ -155,6 +155,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	w.resolveRoutes()
 	w.finish()
 	w.resolveExportShapes()
+	w.fnDecls, w.fnExports = nil, nil // resolveExportShapes gives exported functions their bodies
 	w.resolveEntryRequires()
 	w.resolveChunkWorkers()
 	f.Parsed = true
@@ -433,6 +434,7 @@ type walker struct {
 	fnDeclAt  map[*tjs.Var]int64     // where each declared function's declaration names it
 	constFns  map[*tjs.Var]tjs.INode // const bindings to a function expression
 	fnNamed   map[tjs.INode]*tjs.Var // and back
+	fnExports map[tjs.INode][2]int   // function expressions exports name, and the calls each holds
 	cursor    int                    // past the last token of the file the walk met (declName)
 }
 

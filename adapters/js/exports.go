@@ -29,6 +29,7 @@ const maxShapeHops = 8
 func (w *walker) addExport(e ports.JSExport, value tjs.INode) {
 	if value != nil {
 		w.exportValues = append(w.exportValues, exportValue{module: -1, idx: len(w.f.Exports), node: value})
+		w.noteExportedFunc(value)
 	}
 	w.f.Exports = append(w.f.Exports, e)
 }
@@ -182,6 +183,7 @@ func (w *walker) resolveExportShapes() {
 			continue
 		}
 		w.f.Exports[ev.idx].Value = w.shapeOf(ev.node, 0)
+		w.f.Exports[ev.idx].First, w.f.Exports[ev.idx].End = w.exportedBody(ev.node)
 	}
 }
 

@@ -100,7 +100,69 @@ func (w *walker) enterFunc(n tjs.INode) {
 		w.fnOpen = append(w.fnOpen, fnOpen{n, len(w.f.Calls)})
 	} else if _, ok := w.fnNamed[n]; ok {
 		w.fnOpen = append(w.fnOpen, fnOpen{n, len(w.f.Calls)})
+	} else if _, ok := w.fnExports[n]; ok {
+		w.fnOpen = append(w.fnOpen, fnOpen{n, len(w.f.Calls)})
 	}
+}
+
+// noteExportedFunc notes a function expression the file exports
+// (exports.open = async (e, u) => ..., module.exports = {a() {}},
+// export default function () {}): its body is wanted, as an imported
+// handler's (ports.JSExport First and End). The export is recorded before
+// the walk enters its value.
+func (w *walker) noteExportedFunc(value tjs.INode) {
+	var fn tjs.INode
+	switch t := value.(type) {
+	case *tjs.FuncDecl, *tjs.ArrowFunc:
+		fn = t
+	case *tjs.MethodDecl:
+		if t.Get || t.Set {
+			return
+		}
+		fn = t
+	case *tjs.GroupExpr:
+		if fn = unwrapFunc(t.X); fn == nil {
+			return
+		}
+	default:
+		return
+	}
+	if w.fnExports == nil {
+		w.fnExports = map[tjs.INode][2]int{}
+	}
+	w.fnExports[fn] = [2]int{}
+}
+
+// exportedBody is the body of the function an export's value node gives:
+// a function expression the file exports (noteExportedFunc), or a name
+// bound to a declared function or a const function expression, through
+// aliases (const a = b). Zeros when there is none.
+func (w *walker) exportedBody(n tjs.INode) (first, end int) {
+	for hop := 0; hop < maxShapeHops && n != nil; hop++ {
+		if span, ok := w.fnExports[n]; ok {
+			return span[0], span[1]
+		}
+		switch t := n.(type) {
+		case *tjs.GroupExpr:
+			n = t.X
+			continue
+		case *tjs.FuncDecl:
+			if t.Name != nil && root(t.Name).Decl == tjs.FunctionDecl {
+				span := w.fnDecls[root(t.Name)]
+				return span[0], span[1]
+			}
+		case *tjs.Var:
+			if span, ok := w.fnDecls[root(t)]; ok {
+				return span[0], span[1]
+			}
+			if d, ok := w.decls[root(t)]; ok {
+				n = d
+				continue
+			}
+		}
+		return 0, 0
+	}
+	return 0, 0
 }
 
 // noteConstFunc notes const v = a function expression (an arrow, a
@@ -130,6 +192,9 @@ func (w *walker) exitFunc(n tjs.INode) {
 	}
 	for _, i := range w.fnArgs[n] {
 		w.fnPending[i].span = span
+	}
+	if _, ok := w.fnExports[n]; ok {
+		w.fnExports[n] = span
 	}
 	var v *tjs.Var
 	if d, ok := n.(*tjs.FuncDecl); ok && d.Name != nil && root(d.Name).Decl == tjs.FunctionDecl {
@@ -164,7 +229,8 @@ func (w *walker) resolveFunctions() {
 			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, First: span[0], End: span[1]})
 		}
 	}
-	w.fnPending, w.fnArgs, w.fnDecls, w.fnOpen, w.fnDeclAt, w.constFns, w.fnNamed = nil, nil, nil, nil, nil, nil, nil
+	// fnDecls and fnExports stay for the exports' bodies (exportedBody).
+	w.fnPending, w.fnArgs, w.fnOpen, w.fnDeclAt, w.constFns, w.fnNamed = nil, nil, nil, nil, nil, nil
 }
 
 // maxDeclScan bounds declName's scan: the code between two literals

@@ -167,3 +167,55 @@ ipcMain.handle("pkg", lib.noop);
 	}
 	is.Equal(got, map[string][2]string{"open": {"./handlers/open.js", "open"}, "close": {"../h", "close"}, "save": {"./save", "save"}})
 }
+
+// TestExportedFunctionBodies: the calls an exported function's body
+// holds are given with its export (ports.JSExport First and End), so the
+// file that imports it as a handler can tell its calls from the other
+// calls of its file: a function expression assigned to exports, a
+// declaration or const arrow exported by name, an object literal's method,
+// arrow and shorthand name, ESM declarations, clauses and defaults. An
+// export that is no function, or whose body holds no recorded call, has
+// none (First == End).
+func TestExportedFunctionBodies(t *testing.T) {
+	is := is.New(t)
+	body := func(f *ports.JSFacts) map[string][]string {
+		got := map[string][]string{}
+		for _, e := range f.Exports {
+			if e.End > e.First {
+				for _, c := range f.Calls[e.First:e.End] {
+					got[e.Name] = append(got[e.Name], c.Callee)
+				}
+			}
+		}
+		return got
+	}
+	cjs := `const { shell } = require("electron");
+const fs = require("fs");
+fs.existsSync("before");
+exports.open = async function (e, u) { await shell.openExternal(u); };
+module.exports.save = (e, p) => fs.writeFileSync(p, "x");
+function read(e, p) { return fs.readFileSync(p); }
+exports.read = read;
+const del = (e, p) => { fs.rmSync(p); fs.existsSync(p); };
+exports.del = del;
+exports.none = () => 1;
+exports.n = 1;
+fs.existsSync("after");
+`
+	is.Equal(body(facts(t, cjs)), map[string][]string{"open": {"shell.openExternal"}, "save": {"fs.writeFileSync"}, "read": {"fs.readFileSync"}, "del": {"fs.rmSync", "fs.existsSync"}})
+	obj := `const fs = require("fs");
+function c(p) { fs.statSync(p); }
+module.exports = { a(e, p) { fs.readFileSync(p); }, b: async (e, p) => fs.unlinkSync(p), c };
+`
+	is.Equal(body(facts(t, obj)), map[string][]string{"a": {"fs.readFileSync"}, "b": {"fs.unlinkSync"}, "c": {"fs.statSync"}})
+	esm := `import { shell } from "electron";
+import fs from "fs";
+export function run(e, u) { shell.openExternal(u); }
+export const go = async (e, p) => fs.writeFileSync(p, "x");
+function g(e, p) { fs.mkdirSync(p); }
+export { g as make };
+export default function (e, p) { fs.rmSync(p); }
+fs.existsSync("top");
+`
+	is.Equal(body(facts(t, esm)), map[string][]string{"run": {"shell.openExternal"}, "go": {"fs.writeFileSync"}, "make": {"fs.mkdirSync"}, "default": {"fs.rmSync"}})
+}

@@ -31,6 +31,7 @@ type jsappBuilder struct {
 	// counters for the summary
 	mains, preloads, renderers, utilities map[string]bool
 	endpoints, storage, workers, addons   map[string]bool
+	systems                               map[string]bool // system-api nodes (sinks.go)
 	bundled, sourceMaps, sourceModules    int
 	htmlDocs                              int
 	relations                             []semRelation
@@ -752,6 +753,7 @@ func (b *jsappBuilder) electronPhase() {
 			b.endpoint(a, c)
 			b.storageCall(a, c)
 			b.nativeCall(a, c)
+			b.systemCall(a, c)
 		}
 		b.caller = ""
 	}
@@ -954,6 +956,9 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 	}
 	if !ok {
 		b.st.unknown("dynamic-load", a.nodeID, a.path, callOffset(c), c.Callee+" argument is computed at run time")
+		if calleeLast(c) == "loadURL" {
+			b.systemNode(a, c, "loadURL") // a URL the code computes: what it can load
+		}
 		return
 	}
 	f := b.st.files[target]
@@ -1150,11 +1155,12 @@ func callPlace(c ports.JSCall) int64 {
 // sitedCall reports the calls other than network calls whose edges go
 // from the call site (callEdge; IPC calls through mapIPCSites): storage,
 // IPC, exposeInMainWorld, a window's creation, loadFile and loadURL,
-// utilityProcess.fork, a native add-on's export, and what may call an API
+// utilityProcess.fork, a native add-on's export, a system API's (sinks.go),
+// and what may call an API
 // a preload exposes (window.<api>.<member>: the APIs are known only in the
 // build, so each such call is kept).
 func sitedCall(c ports.JSCall) bool {
-	if relation, _ := ipcRole(c); relation != "" || isStorageCall(c) || isExposeCall(c) || isNativeCall(c) {
+	if relation, _ := ipcRole(c); relation != "" || isStorageCall(c) || isExposeCall(c) || isNativeCall(c) || systemAPI(c) != "" {
 		return true
 	}
 	switch last := calleeLast(c); {
@@ -1674,11 +1680,13 @@ func (b *jsappBuilder) handlerPhase() {
 // importedHandler is the function node of the handler call i of asset a
 // passes by a name imported from another file of the app
 // (ports.JSFunction.Module), when that is unambiguous: the module
-// resolves to a file whose exports name the member once, as a function
-// (known by its name in that file, at its export). Its body's calls are
-// not known (the engine gives the bodies of function arguments only), so
-// it is defined_in that file. A zero handlerFn otherwise: the file that
-// registers the handler keeps the edge (handler: unresolved).
+// resolves to a file whose exports name the member once, as a function,
+// or pass on one other file's (definedExport: re-exports and export *),
+// known by its name in the file that defines it, at its export, and
+// defined_in that file.
+// The calls its body holds there (ports.JSExport First and End) go from
+// it. A zero handlerFn otherwise: the file that registers the handler
+// keeps the edge (handler: unresolved).
 func (b *jsappBuilder) importedHandler(a *jsAsset, i int) handlerFn {
 	for _, f := range a.facts.Functions {
 		if f.Call != i || f.Arg != 1 || f.Module == "" || f.Member == "" || strings.Contains(f.Member, ".") {
@@ -1688,30 +1696,24 @@ func (b *jsappBuilder) importedHandler(a *jsAsset, i int) handlerFn {
 		if !ok {
 			return handlerFn{}
 		}
-		t := b.st.assets[p]
-		if t == nil || t.facts == nil {
+		d, state := b.definedExport(b.st.assets[p], f.Member, 0, map[exportKey]bool{})
+		if state != 1 {
 			return handlerFn{}
 		}
-		var found *ports.JSExport
-		for k, e := range t.facts.Exports {
-			if e.Name != f.Member || e.Source != "" {
-				continue
-			}
-			if found != nil {
-				return handlerFn{} // exported twice: which one runs is not known here
-			}
-			found = &t.facts.Exports[k]
-		}
-		if found == nil {
-			return handlerFn{}
-		}
+		t, found, p, name := d.a, d.e, d.a.path, d.name
 		switch found.Value.Kind {
 		case ports.JSValueFunction, ports.JSValueAsyncFunction, ports.JSValueGenerator, ports.JSValueAsyncGenerator:
 		default:
 			return handlerFn{}
 		}
 		ev := b.at(t, found.Offset)
-		fn := b.g.node("javascript-function", b.localKey("javascript-function", p+"#"+f.Member), f.Member, map[string]any{"path": p, "name": f.Member}, ev)
+		fn := b.g.node("javascript-function", b.localKey("javascript-function", p+"#"+name), name, map[string]any{"path": p, "name": name}, ev)
+		if 0 <= found.First && found.First < found.End && found.End <= len(t.facts.Calls) && fn != "" {
+			if b.handlerBodies == nil {
+				b.handlerBodies = map[*jsAsset][]handlerBody{}
+			}
+			b.handlerBodies[t] = append(b.handlerBodies[t], handlerBody{found.First, found.End, fn})
+		}
 		return handlerFn{fn: fn, in: t.nodeID, ev: ev}
 	}
 	return handlerFn{}
@@ -2501,7 +2503,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	summary := map[string]any{"main_processes": len(b.mains), "preload_scripts": len(b.preloads), "renderer_processes": len(b.renderers),
 		"utility_processes": len(b.utilities), "browser_windows": b.windows, "context_bridge_apis": len(b.apis), "ipc_channels": len(b.ipc),
 		"ipc_paired": len(paired), "ipc_unresolved": len(unresolved) + dynIPC, "endpoints": len(b.endpoints), "storage": len(b.storage),
-		"workers": len(b.workers), "native_addons": len(b.addons)}
+		"workers": len(b.workers), "native_addons": len(b.addons), "system_apis": len(b.systems)}
 	coverage := map[string]any{"status": graph.Coverage.Status, "truncated": graph.Coverage.Truncated, "omitted_count": graph.Coverage.OmittedCount,
 		"limits": graph.Coverage.Limits}
 	if len(st.contradictions) > 0 && coverage["status"] == "complete" {

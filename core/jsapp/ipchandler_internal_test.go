@@ -227,3 +227,125 @@ func TestIPCHandlerImported(t *testing.T) {
 		}
 	}
 }
+
+// TestIPCHandlerImportedCallsGoFromIt: the calls an imported handler's
+// body holds (its export's First and End in the file that defines it) go
+// from the handler's function node, so a trace from the channel reaches
+// them; the defining file's other calls still go from the file. Before,
+// an imported handler's calls went from its file, like all the others.
+func TestIPCHandlerImportedCallsGoFromIt(t *testing.T) {
+	src := "const { ipcMain } = require(\"electron\");\nconst { save } = require(\"./h\");\nipcMain.handle(\"save\", save);\n"
+	hsrc := "const fs = require(\"fs\");\nfs.writeFileSync(\"/tmp/boot.log\", \"x\");\nexports.save = (e, p) => fs.writeFileSync(\"/tmp/notes.json\", p);\n"
+	at := func(s, text string) int64 { return int64(strings.Index(s, text)) }
+	main := ports.JSFacts{Parsed: true, ModuleType: "commonjs",
+		Calls: []ports.JSCall{{Callee: "ipcMain.handle", Module: "electron", Member: "ipcMain.handle", Offset: at(src, `"save"`), CalleeOffset: -1, Position: -1, InModule: -1,
+			Args: []ports.JSValue{{Kind: ports.JSValString, Value: "save", Offset: at(src, `"save"`)}, {Kind: ports.JSValName, Value: "save", Offset: -1}}}},
+		Functions: []ports.JSFunction{{Call: 0, Arg: 1, Module: "./h", Member: "save"}},
+		Imports:   []ports.JSImport{{Kind: ports.JSRequire, Specifier: "electron", Offset: at(src, `"electron"`), InModule: -1}, {Kind: ports.JSRequire, Specifier: "./h", Offset: at(src, `"./h"`), InModule: -1}}}
+	write := func(path string) ports.JSCall {
+		return ports.JSCall{Callee: "fs.writeFileSync", Module: "fs", Member: "writeFileSync", Offset: at(hsrc, `"`+path+`"`), CalleeOffset: -1, Position: -1, InModule: -1,
+			Args: []ports.JSValue{{Kind: ports.JSValString, Value: path, Offset: at(hsrc, `"`+path+`"`)}, {Kind: ports.JSValName, Value: "p", Offset: -1}}}
+	}
+	h := ports.JSFacts{Parsed: true, ModuleType: "commonjs",
+		Imports: []ports.JSImport{{Kind: ports.JSRequire, Specifier: "fs", Offset: at(hsrc, `"fs"`), InModule: -1}},
+		Calls:   []ports.JSCall{write("/tmp/boot.log"), write("/tmp/notes.json")},
+		Exports: []ports.JSExport{{Name: "save", Kind: "commonjs", Offset: at(hsrc, "save"), Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 2}, First: 1, End: 2}}}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"package.json": `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": src, "h.js": hsrc} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := analyzedWith(t, dir, filesEngine{facts: map[string]ports.JSFacts{"main.js": main, "h.js": h}})
+	nodes := map[string]*Node{}
+	for _, n := range res.Graph.Nodes {
+		nodes[n.NodeID] = n
+	}
+	var handler string
+	from := map[string]*Node{}
+	for _, e := range res.Graph.Edges {
+		if e.Relation == "handles" {
+			handler = e.TargetNodeID
+		}
+		if e.Relation == "persists_to" {
+			from[nodes[e.TargetNodeID].label()] = nodes[e.SourceNodeID]
+		}
+	}
+	if n := nodes[handler]; n == nil || n.Kind != "javascript-function" || n.propString("path") != "h.js" {
+		t.Fatalf("save handled by %v, want the function save of h.js", kindOf(n))
+	}
+	if n := from["fs:/tmp/notes.json"]; n == nil || n.NodeID != handler {
+		t.Errorf("the handler's write goes from %v, want the handler", kindOf(n))
+	}
+	if n := from["fs:/tmp/boot.log"]; n == nil || n.Kind != "javascript-asset" || n.propString("path") != "h.js" {
+		t.Errorf("h.js's write outside the handler goes from %v, want h.js", kindOf(n))
+	}
+}
+
+// TestIPCHandlerReexported: a handler imported from a barrel is the
+// function the module it re-exports from defines (export {save} from,
+// export * from), with that module's calls; a name two export * pass on
+// is not known. Before, a re-exported handler stayed unresolved.
+func TestIPCHandlerReexported(t *testing.T) {
+	src := "const { ipcMain } = require(\"electron\");\nconst h = require(\"./index\");\nipcMain.handle(\"save\", h.save);\nipcMain.handle(\"wipe\", h.wipe);\nipcMain.handle(\"both\", h.both);\n"
+	at := func(s, text string) int64 { return int64(strings.Index(s, text)) }
+	var calls []ports.JSCall
+	var fns []ports.JSFunction
+	for i, ch := range []string{"save", "wipe", "both"} {
+		calls = append(calls, ports.JSCall{Callee: "ipcMain.handle", Module: "electron", Member: "ipcMain.handle", Offset: at(src, `"`+ch+`"`), CalleeOffset: -1, Position: -1, InModule: -1,
+			Args: []ports.JSValue{{Kind: ports.JSValString, Value: ch, Offset: at(src, `"`+ch+`"`)}, {Kind: ports.JSValName, Value: "h." + ch, Offset: -1}}})
+		fns = append(fns, ports.JSFunction{Call: i, Arg: 1, Module: "./index", Member: ch})
+	}
+	main := ports.JSFacts{Parsed: true, ModuleType: "commonjs", Calls: calls, Functions: fns,
+		Imports: []ports.JSImport{{Kind: ports.JSRequire, Specifier: "electron", Offset: at(src, `"electron"`), InModule: -1}, {Kind: ports.JSRequire, Specifier: "./index", Offset: at(src, `"./index"`), InModule: -1}}}
+	isrc := "export { store as save } from \"./save.js\";\nexport * from \"./more.js\";\nexport * from \"./other.js\";\n"
+	index := ports.JSFacts{Parsed: true, ModuleType: "esm",
+		Imports: []ports.JSImport{{Kind: ports.JSExportFrom, Specifier: "./save.js", Offset: at(isrc, `"./save.js"`), InModule: -1},
+			{Kind: ports.JSExportAll, Specifier: "./more.js", Offset: at(isrc, `"./more.js"`), InModule: -1}, {Kind: ports.JSExportAll, Specifier: "./other.js", Offset: at(isrc, `"./other.js"`), InModule: -1}},
+		Exports: []ports.JSExport{{Name: "save", Kind: "re-export", Source: "./save.js", Local: "store", Offset: at(isrc, "save")},
+			{Name: "*", Kind: "export-all", Source: "./more.js", Offset: at(isrc, `"./more.js"`)}, {Name: "*", Kind: "export-all", Source: "./other.js", Offset: at(isrc, `"./other.js"`)}}}
+	fn := ports.JSValueShape{Kind: ports.JSValueFunction, Params: 2}
+	write := func(s, path string) ports.JSCall {
+		return ports.JSCall{Callee: "fs.writeFileSync", Module: "fs", Member: "writeFileSync", Offset: at(s, `"`+path+`"`), CalleeOffset: -1, Position: -1, InModule: -1,
+			Args: []ports.JSValue{{Kind: ports.JSValString, Value: path, Offset: at(s, `"`+path+`"`)}}}
+	}
+	ssrc := "import fs from \"fs\";\nexport function store(e, p) { fs.writeFileSync(\"/tmp/a\"); }\n"
+	save := ports.JSFacts{Parsed: true, ModuleType: "esm", Calls: []ports.JSCall{write(ssrc, "/tmp/a")},
+		Exports: []ports.JSExport{{Name: "store", Kind: "named", Offset: at(ssrc, "store"), Value: fn, First: 0, End: 1}}}
+	msrc := "import fs from \"fs\";\nexport function wipe(e) { fs.writeFileSync(\"/tmp/b\"); }\nexport function both() {}\n"
+	more := ports.JSFacts{Parsed: true, ModuleType: "esm", Calls: []ports.JSCall{write(msrc, "/tmp/b")},
+		Exports: []ports.JSExport{{Name: "wipe", Kind: "named", Offset: at(msrc, "wipe"), Value: fn, First: 0, End: 1}, {Name: "both", Kind: "named", Offset: at(msrc, "both"), Value: fn}}}
+	osrc := "export function both() {}\n"
+	other := ports.JSFacts{Parsed: true, ModuleType: "esm", Exports: []ports.JSExport{{Name: "both", Kind: "named", Offset: at(osrc, "both"), Value: fn}}}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"package.json": `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": src, "index.js": isrc, "save.js": ssrc, "more.js": msrc, "other.js": osrc} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := analyzedWith(t, dir, filesEngine{facts: map[string]ports.JSFacts{"main.js": main, "index.js": index, "save.js": save, "more.js": more, "other.js": other}})
+	nodes := map[string]*Node{}
+	for _, n := range res.Graph.Nodes {
+		nodes[n.NodeID] = n
+	}
+	handled, from := map[string]*Node{}, map[string]*Node{}
+	for _, e := range res.Graph.Edges {
+		if e.Relation == "handles" {
+			handled[nodes[e.SourceNodeID].propString("channel")] = nodes[e.TargetNodeID]
+		}
+		if e.Relation == "persists_to" {
+			from[nodes[e.TargetNodeID].label()] = nodes[e.SourceNodeID]
+		}
+	}
+	for ch, want := range map[string][2]string{"save": {"store", "save.js"}, "wipe": {"wipe", "more.js"}} {
+		if n := handled[ch]; n == nil || n.Kind != "javascript-function" || n.label() != want[0] || n.propString("path") != want[1] {
+			t.Errorf("%s handled by %v, want the function %s of %s", ch, kindOf(n), want[0], want[1])
+		}
+	}
+	if handled["save"] != nil && from["fs:/tmp/a"] != handled["save"] || handled["wipe"] != nil && from["fs:/tmp/b"] != handled["wipe"] {
+		t.Errorf("the writes go from %v and %v, want their handlers", kindOf(from["fs:/tmp/a"]), kindOf(from["fs:/tmp/b"]))
+	}
+	if n := handled["both"]; n == nil || n.Kind != "javascript-asset" || n.propString("path") != "main.js" {
+		t.Errorf("both handled by %v, want main.js (two modules pass the name on)", kindOf(n))
+	}
+}

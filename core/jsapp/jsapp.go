@@ -60,8 +60,11 @@ var jsappCallSelector = &ports.JSCallSelector{
 		"readFile", "readFileSync", "writeFile", "writeFileSync", "appendFile", "appendFileSync", "existsSync",
 		"mkdir", "mkdirSync", "readdir", "readdirSync", "unlink", "unlinkSync", "createReadStream", "createWriteStream",
 		"rm", "rmSync", "stat", "statSync", "whenReady", "register",
+		"openExternal", "openPath", "showItemInFolder", // shell's (sinks.go)
 	},
-	ModuleSuffixes: []string{".node"},
+	// child_process's calls (sinks.go) by their module: exec is a RegExp's
+	// method too.
+	ModuleSuffixes: []string{".node", "child_process"},
 	Roots:          []string{"window", "globalThis"},
 }
 

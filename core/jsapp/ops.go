@@ -28,7 +28,7 @@ func opAnalyzeJSApp() *core.Operation {
 		Description: "Map a JavaScript or Electron application (a directory, an ASAR archive, a ZIP archive holding one, or a single JavaScript file) without executing it: packages and entry points, " +
 			"JavaScript assets and their imports, Electron processes (main, preload, renderer, utility) from BrowserWindow " +
 			"webPreferences.preload, loadFile/loadURL and utilityProcess.fork, contextBridge APIs, IPC channels (paired only when one " +
-			"literal handler meets literal senders), workers and service workers, literal endpoints, storage, .node add-ons, webpack/rspack/esbuild " +
+			"literal handler meets literal senders), workers and service workers, literal endpoints, storage, system APIs (shell.openExternal/openPath, child_process, a computed loadURL), .node add-ons, webpack/rspack/esbuild " +
 			"module tables and source maps mapped to original sources. Returns the JavaScript Application Graph with content-derived IDs, in its lean form (graph schema_version 4: nodes as rows, references are indexes into them; node, edge and observation IDs are derivable). " +
 			"detail:\"summary\" retains the complete Evidence and returns its summary view; follow up with trace_application_feature " +
 			"or the comparison tools using {\"kind\":\"retained-evidence\",\"evidence_id\"}.",

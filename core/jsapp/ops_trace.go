@@ -19,7 +19,7 @@ func opTraceApplicationFeature() *core.Operation {
 		Name:  "trace_application_feature",
 		Title: "Trace Application Feature",
 		Description: "Trace one feature through a JavaScript application graph (analyze_javascript_application Evidence, inline or retained): " +
-			"seed by module path, string literal (or a computed storage key's expression), route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
+			"seed by module path, string literal (or a computed storage key's expression, or a system API: shell.openExternal), route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
 			"outgoing, incoming or both within bounded depth. Paths list their node and edge IDs with a human label per node (file, module, " +
 			"original source, channel), the relation and location (path, offset, line, column, else unknown_reason) per step, end kind, authorities and whether any step is inferred.",
 		Kind:    core.KindApplication,
@@ -138,6 +138,11 @@ func seedNodes(ix *appIndex, kind string, match func(string) bool) []string {
 					set[n.NodeID] = true
 				}
 			}
+			// A system API by its name or its call as written
+			// (shell.openExternal, shell.openExternal(url)).
+			if n.Kind == "system-api" && (match(n.propString("api")) || match(n.label())) {
+				set[n.NodeID] = true
+			}
 		}
 	}
 	if kind == "string" {
@@ -242,24 +247,31 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		// modules are theirs.
 		in := edgeByID[st.edge]
 		upFromSource := in != nil && in.Relation == "contains" && in.SourceNodeID == st.node && ix.nodes[st.node].Kind == "source-map"
+		// A function and the file that defines it (defined_in) are one
+		// body of code. The edge is followed down, file to function, by
+		// a trace outward (outgoing or both): a file's trace goes on into
+		// its handlers, whose calls go from them. It is followed up,
+		// function to file, in every direction: an incoming trace from a
+		// handler goes on to its file and what loads that, never down
+		// into the file's other functions; an outward one ends at the
+		// file, whose other code (its other handlers, its imports) is not
+		// the function's: a channel's trace is its handler's calls and
+		// the file they are in.
+		if in != nil && in.Relation == "defined_in" && in.TargetNodeID == st.node && dir != "incoming" {
+			continue
+		}
 		var next []*Edge
 		if dir != "incoming" {
 			next = append(next, ix.out[st.node]...)
 		}
-		if dir != "outgoing" {
-			next = append(next, ix.in[st.node]...)
-		}
-		// A function and the file that defines it are one body of code: an
-		// outgoing trace from a file goes on into its handlers (whose calls
-		// go from them), an incoming one from a handler up to its file.
-		if dir != "both" {
-			for _, e := range ix.in[st.node] {
-				if dir == "outgoing" && e.Relation == "defined_in" {
-					next = append(next, e)
-				}
+		for _, e := range ix.in[st.node] {
+			if down := e.Relation == "defined_in"; down && dir != "incoming" || !down && dir != "outgoing" {
+				next = append(next, e)
 			}
+		}
+		if dir == "incoming" {
 			for _, e := range ix.out[st.node] {
-				if dir == "incoming" && e.Relation == "defined_in" {
+				if e.Relation == "defined_in" {
 					next = append(next, e)
 				}
 			}

@@ -1,5 +1,11 @@
 package jsapp
 
+import (
+	"cmp"
+
+	"rea/ports"
+)
+
 // Where a re-exported name is defined. An exports relation with a specifier
 // (export {a as b} from "./x", and import {a} from "./x"; export {a as b},
 // which the engine reports alike) records where the file re-exports the
@@ -100,4 +106,70 @@ func (x *reexportIndex) module(r map[string]any) string {
 	src, _ := r["source_node_id"].(string)
 	spec, _ := r["specifier"].(string)
 	return x.target[[2]string{src, spec}]
+}
+
+// exportDef is the export that defines a name: the asset, its export and
+// the name it has there.
+type exportDef struct {
+	a    *jsAsset
+	e    *ports.JSExport
+	name string
+}
+
+// exportKey is a name of an asset, as definedExport visits it.
+type exportKey struct {
+	a    *jsAsset
+	name string
+}
+
+// definedExport is the export that defines name in asset a (an imported
+// IPC handler's, importedHandler): a's own, or the one a re-export
+// passes on (export {a as b} from "./x", export * from "./x"), through
+// at most maxDefinitionHops modules. state is 1 when one export defines
+// it, 0 when a defines no such name, -1 when which one does is not known:
+// exported twice, passed on by two export * or by one from a module the
+// app does not hold, a namespace, a cycle, the hops spent.
+func (b *jsappBuilder) definedExport(a *jsAsset, name string, hops int, seen map[exportKey]bool) (d exportDef, state int) {
+	if a == nil || a.facts == nil || hops > maxDefinitionHops || seen[exportKey{a, name}] {
+		return d, -1
+	}
+	seen[exportKey{a, name}] = true
+	var found *ports.JSExport
+	for k, e := range a.facts.Exports {
+		if e.Name != name || e.Kind == "export-all" && e.Name == "*" {
+			continue
+		}
+		if found != nil {
+			return d, -1 // exported twice: which one runs is not known here
+		}
+		found = &a.facts.Exports[k]
+	}
+	if found != nil && found.Source == "" {
+		return exportDef{a, found, name}, 1
+	}
+	from := func(spec, local string) (exportDef, int) {
+		p, ok := b.st.resolveModule(a.path, spec, ports.JSExportFrom)
+		if !ok || local == "*" {
+			return exportDef{}, -1
+		}
+		return b.definedExport(b.st.assets[p], local, hops+1, seen)
+	}
+	if found != nil {
+		return from(found.Source, cmp.Or(found.Local, name))
+	}
+	if name == "default" {
+		return d, 0 // export * passes on no default
+	}
+	for _, e := range a.facts.Exports {
+		if e.Kind != "export-all" || e.Name != "*" {
+			continue
+		}
+		switch dd, s := from(e.Source, name); {
+		case s < 0 || s > 0 && state > 0:
+			return exportDef{}, -1
+		case s > 0:
+			d, state = dd, 1
+		}
+	}
+	return d, state
 }
