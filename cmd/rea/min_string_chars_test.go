@@ -82,7 +82,7 @@ func TestMCPListStringsMinStringChars(t *testing.T) {
 	before, ok := list(map[string]any{"limit": 500})
 	is.Equal(ok, "") // not listed at the default 4
 	at2, ok := list(map[string]any{"limit": 500, "min_string_chars": 2})
-	is.True(ok != "")    // listed at 2
+	is.True(ok != "")     // listed at 2
 	is.True(at2 > before) // with every other string of 2 or 3 characters
 	n, okAt := list(map[string]any{"address": ok, "min_string_chars": 2})
 	is.Equal(n, float64(1))
