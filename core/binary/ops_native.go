@@ -614,8 +614,13 @@ func opListStrings() *core.Operation {
 					kept = append(kept, s)
 				}
 			}
-			return &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf), Locations: addressLocation(at),
-				Limitations: pastEnd("offset", offset, len(kept), limit, "strings at "+in.Address)}, nil
+			lim := pastEnd("offset", offset, len(kept), limit, "strings at "+in.Address)
+			if len(kept) == 0 {
+				// an address in code, or inside a string: say so rather than list nothing
+				lim = append(lim, fmt.Sprintf("No listed string starts at %s (%s); search_strings finds a string by its text, and min_string_chars lowers the shortest length listed.",
+					core.Hex(at), in.Address))
+			}
+			return &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf), Locations: addressLocation(at), Limitations: lim}, nil
 		},
 	}
 }
