@@ -230,13 +230,13 @@ func (h height) step(cc convention, s vfSem, calleePops bool, pops int64) height
 	h.saved = h.dropSaved(cc, s) // overwritten (an spCopy into one sets it again below)
 	var restore spSaved
 	restores := false
-	if s.stack.sp == spAlloc {
+	if s.stack.sp == spAlloc && len(before.saved) > 0 {
 		restore, restores = before.savedIn(before.slotKey(cc, s.stack.reg))
 	}
 	switch op := s.stack; {
 	case s.opaque:
 		return height{}
-	case op.sp == spCopy:
+	case op.sp == spCopy && (op.from == cc.sp || len(before.saved) > 0): // most are spills and loads of other values
 		c, ok := spSaved{sp: h.sp, spOK: h.spOK, asp: h.asp, aspOK: h.aspOK, abase: h.abase}, h.spOK || h.aspOK
 		if op.from != cc.sp {
 			c, ok = before.savedIn(before.slotKey(cc, op.from))
