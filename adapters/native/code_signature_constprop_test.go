@@ -2,28 +2,14 @@ package native_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/matryer/is"
 )
 
-// constpropC calls two static functions with a constant argument, so gcc
-// -O2 makes specialized copies of them (mul.constprop.0, pre.constprop.0)
-// that take no argument for it: its DWARF parameter has DW_AT_const_value
-// and no location, and the other parameters take the registers from the
-// first.
-const constpropC = `
-#include <stdio.h>
-static __attribute__((noinline)) long mul(long x, long k) { return x * k + (x >> 3); }
-static __attribute__((noinline)) long pre(long k, long x, long y) { return x * k - y; }
-int main(int argc, char **argv) {
-	printf("%ld %ld\n", mul(argc, 7), mul(argc + 1, 7));
-	printf("%ld\n", pre(9, argc, 3 * argc) + pre(9, argc * 5, argc));
-	return 0;
-}
-`
+// constpropC is testdata/constprop.c (cmd/rea's tests build it too).
+const constpropC = "testdata/constprop.c"
 
 // A parameter a specialized copy has as a constant is passed nowhere
 // ("none"), takes no register from the parameters after it, and has the
@@ -43,9 +29,8 @@ func TestSignatureConstantParameterOfSpecializedCopy(t *testing.T) {
 			needTool(t, lane.cc)
 			is := is.New(t)
 			dir := t.TempDir()
-			src, bin := filepath.Join(dir, "t.c"), filepath.Join(dir, "t")
-			is.NoErr(os.WriteFile(src, []byte(constpropC), 0o644))
-			_, err := run(t.Context(), "", nil, lane.cc, "-O2", "-g", "-o", bin, src)
+			bin := filepath.Join(dir, "t")
+			_, err := run(t.Context(), "", nil, lane.cc, "-O2", "-g", "-o", bin, constpropC)
 			is.NoErr(err)
 			a := openAnalysis(t, bin)
 			for name, want := range map[string][]string{"mul.constprop.0": lane.mul, "pre.constprop.0": lane.pre} {

@@ -241,6 +241,11 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			}
 		}
 		out.stack, out.memAfter = arm64StackOp(m), m.pre
+		if spillable(name, m, vals) {
+			// str x1, [x29,#120]: a copy of the stack pointer spilled
+			// (gcc's "mov x1, sp" before a VLA's allocation), when x1 holds one
+			out.stack = stackOp{sp: spCopy, reg: m.loc, from: strings.ToLower(vals[0].String())}
+		}
 		w := &vfWrite{loc: m.loc, from: from}
 		if len(vals) > 0 {
 			w.value = strings.ToLower(vals[0].String())
@@ -270,6 +275,10 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			def(regsOf(a)...)
 		}
 		out.stack, out.memAfter = arm64StackOp(m), m.pre
+		if spillable(name, m, args[:mem]) {
+			// ldr x0, [x29,#120]: a spilled copy reloaded (then "mov sp, x0")
+			out.stack = stackOp{sp: spCopy, reg: strings.ToLower(args[0].String()), from: m.loc}
+		}
 	case mem >= 0:
 		// Atomics (ldadd, swp, cas, stadd, ...): every register is read,
 		// registers before the memory operand written, memory read and written.
@@ -315,6 +324,17 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		}
 	}
 	return out
+}
+
+// spillable reports whether a load or store (name) moves one X register
+// (regs) to or from a frame slot m without a write-back: "str x1,
+// [x29,#120]", "ldr x0, [sp,#8]".
+func spillable(name string, m arm64MemOp, regs []arm64asm.Arg) bool {
+	if name != "STR" && name != "LDR" && name != "STUR" && name != "LDUR" || len(regs) != 1 || m.writeback != "" || m.base != "sp" && m.base != "x29" {
+		return false
+	}
+	r, ok := regs[0].(arm64asm.Reg)
+	return ok && r >= arm64asm.X0 && r <= arm64asm.X30
 }
 
 // arm64StackOp is what a memory access's write-back does to the stack

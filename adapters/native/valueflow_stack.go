@@ -45,12 +45,14 @@ import (
 // stackOp is what one instruction does to the stack and frame pointers by
 // a known amount.
 type stackOp struct {
-	sp  stackEffect
-	fp  stackEffect
-	n   int64
-	reg string // spAddReg's register; spAlloc's source; spCopy's destination
-	// from is spCopy's source: the stack pointer, or a register that may
-	// hold a copy of it.
+	sp stackEffect
+	fp stackEffect
+	n  int64
+	// reg is spAddReg's register; spAlloc's source and spCopy's
+	// destination, a register or a frame slot ("[rbp-0x48]").
+	reg string
+	// from is spCopy's source: the stack pointer, or a register or frame
+	// slot that may hold a copy of it.
 	from string
 	// at is a subtracting spAddReg's address: when reg holds no known
 	// constant, the subtraction is a dynamic allocation (gcc's AArch64
@@ -75,23 +77,32 @@ const (
 	fpFromSP             // fp = sp + n (in stackOp.fp)
 	spAddReg             // sp += n * reg, reg holding a known constant (AArch64's "mov x12, #0x1390; sub sp, sp, x12")
 	spAlign              // sp &= n ("and esp, -16")
-	spAlloc              // sp -= reg or sp = reg, reg's value unknown (a VLA's "sub esp, eax", "mov rsp, r11"); n is the instruction's address
-	spCopy               // reg = from + n, sp unchanged (AArch64's "mov x20, sp", x86-64's "mov rbx, rsp"; "mov x19, x0" when x0 holds a copy)
+	spAlloc              // sp -= reg or sp = reg, reg's value unknown (a VLA's "sub esp, eax", "mov rsp, r11", "mov rsp, [rbp-0x48]"); n is the instruction's address
+	spCopy               // reg = from + n, sp unchanged (AArch64's "mov x20, sp", x86-64's "mov rbx, rsp" and "mov [rbp-0x48], rsp"; "mov x19, x0" when x0 holds a copy)
 )
 
-// spSaved is a register holding a copy of the stack pointer (plus off):
-// the pointer's heights when the copy was taken, so that moving the
-// register back into it (gcc's AArch64 "mov x20, sp" before a VLA's
-// allocation, "mov sp, x20" at its scope's end; x86-64's "mov rbx, rsp",
-// "mov rsp, rbx") restores them rather than starting a base of unknown
-// height.
+// spSaved is a copy of the stack pointer (plus off) in a register or a
+// frame slot: the pointer's heights when the copy was taken, so that
+// moving it back into the pointer (gcc's AArch64 "mov x20, sp" before a
+// VLA's allocation, "mov sp, x20" at its scope's end; x86-64's "mov rbx,
+// rsp", "mov rsp, rbx"; gcc -Os's spill "mov [rbp-0x48], rsp" ... "mov
+// rsp, [rbp-0x48]"; AArch64's "mov x1, sp; str x1, [x29,#120]" ... "ldr
+// x0, [x29,#120]; mov sp, x0") restores them rather than starting a base
+// of unknown height.
 type spSaved struct {
-	reg     string // "" for none
+	// in is the register holding the copy, or the frame slot: "[-72]",
+	// its offset from the entry stack pointer, or "[esp@0x120f-16]" from
+	// a base's (slotKey).
+	in      string
 	sp, asp int64
 	spOK    bool
 	aspOK   bool
 	abase   string
 }
+
+// maxSaved bounds the copies followed at once: nested VLA scopes hold one
+// each ("mov r13, rsp" for the outer, "mov r12, rsp" for the inner).
+const maxSaved = 8
 
 // height is the stack and frame pointers' offsets from the stack pointer
 // at the entry, where known, and the constant a register was last set to
@@ -107,7 +118,16 @@ type height struct {
 	abase        string
 	asp, afp     int64
 	aspOK, afpOK bool
-	saved        spSaved
+	// saved lists the copies of the stack pointer held; it is never
+	// changed in place (step and meet make a new one), so heights may
+	// share it.
+	saved []spSaved
+}
+
+// equal reports whether h and o are the same height.
+func (h height) equal(o height) bool {
+	return h.sp == o.sp && h.fp == o.fp && h.spOK == o.spOK && h.fpOK == o.fpOK && h.creg == o.creg && h.cval == o.cval &&
+		h.abase == o.abase && h.asp == o.asp && h.afp == o.afp && h.aspOK == o.aspOK && h.afpOK == o.afpOK && slices.Equal(h.saved, o.saved)
 }
 
 func (h height) meet(o height) height {
@@ -115,8 +135,15 @@ func (h height) meet(o height) height {
 	if h.creg == o.creg && h.cval == o.cval {
 		m.creg, m.cval = h.creg, h.cval
 	}
-	if h.saved == o.saved {
-		m.saved = h.saved
+	m.saved = h.saved
+	if !slices.Equal(h.saved, o.saved) {
+		// the copies both paths hold
+		m.saved = nil
+		for _, c := range h.saved {
+			if slices.Contains(o.saved, c) {
+				m.saved = append(m.saved, c)
+			}
+		}
 	}
 	if h.abase == o.abase && h.abase != "" {
 		m.abase, m.asp, m.afp = h.abase, h.asp, h.afp
@@ -126,33 +153,109 @@ func (h height) meet(o height) height {
 	return m
 }
 
+// slotKey names where a copy of the stack pointer may be held at height h:
+// a register by itself, a frame slot ("[rbp-0x48]", "[x29+0x78]") by its
+// offset from the entry stack pointer ("[-72]") or from the base the stack
+// pointer's height is known from; "" for a memory operand at no known
+// place.
+func (h height) slotKey(cc convention, loc string) string {
+	if !strings.HasPrefix(loc, "[") {
+		return loc
+	}
+	if off, ok := h.entryOffset(cc, loc); ok {
+		return fmt.Sprintf("[%d]", off)
+	}
+	if base, disp, ok := frameOperand(loc); ok && base == cc.sp && h.aspOK {
+		return fmt.Sprintf("[%s%+d]", h.abase, h.asp+disp)
+	}
+	return ""
+}
+
+// savedIn is the copy of the stack pointer held in key, if any.
+func (h height) savedIn(key string) (spSaved, bool) {
+	if key == "" {
+		return spSaved{}, false
+	}
+	for _, c := range h.saved {
+		if c.in == key {
+			return c, true
+		}
+	}
+	return spSaved{}, false
+}
+
+// dropSaved is h's copies without those held in the locations s defines
+// (a register, or a frame slot a write overlaps).
+func (h height) dropSaved(cc convention, s vfSem) []spSaved {
+	if len(h.saved) == 0 || len(s.defs) == 0 {
+		return h.saved
+	}
+	hit := func(c spSaved) bool {
+		for _, d := range s.defs {
+			if !strings.HasPrefix(d, "[") {
+				if d == c.in {
+					return true
+				}
+				continue
+			}
+			if !strings.HasPrefix(c.in, "[") {
+				continue
+			}
+			k := h.slotKey(cc, d)
+			if k == "" {
+				continue // a write through another pointer: a spill slot is the procedure's own
+			}
+			if k == c.in {
+				return true
+			}
+			a, errA := strconv.ParseInt(strings.Trim(k, "[]"), 10, 64)
+			b, errB := strconv.ParseInt(strings.Trim(c.in, "[]"), 10, 64)
+			if errA == nil && errB == nil && a < b+8 && b < a+8 {
+				return true // overlapping words
+			}
+		}
+		return false
+	}
+	if !slices.ContainsFunc(h.saved, hit) {
+		return h.saved
+	}
+	return slices.DeleteFunc(slices.Clone(h.saved), hit)
+}
+
 // step applies instruction s (which defines defs) to h; a call pops pops
 // bytes of its arguments on return (ret 8), or an unknown amount when
 // calleePops.
 func (h height) step(cc convention, s vfSem, calleePops bool, pops int64) height {
-	saved := h.saved
-	if saved.reg != "" && slices.Contains(s.defs, saved.reg) {
-		h.saved = spSaved{} // overwritten (an spCopy into it sets it again below)
+	before := h
+	h.saved = h.dropSaved(cc, s) // overwritten (an spCopy into one sets it again below)
+	var restore spSaved
+	restores := false
+	if s.stack.sp == spAlloc && len(before.saved) > 0 {
+		restore, restores = before.savedIn(before.slotKey(cc, s.stack.reg))
 	}
 	switch op := s.stack; {
 	case s.opaque:
 		return height{}
-	case op.sp == spCopy:
-		switch {
-		case op.from == cc.sp && (h.spOK || h.aspOK) && h.saved.reg == "":
-			// One copy is followed, the first: gcc's loop of VLAs takes
-			// the allocation's address ("add x3, sp, #16") while the copy
-			// it restores from is held.
-			h.saved = spSaved{reg: op.reg, sp: h.sp + op.n, spOK: h.spOK, asp: h.asp + op.n, aspOK: h.aspOK, abase: h.abase}
-		case op.from == saved.reg && saved.reg != "":
-			h.saved = saved
-			h.saved.reg, h.saved.sp, h.saved.asp = op.reg, saved.sp+op.n, saved.asp+op.n
+	case op.sp == spCopy && (op.from == cc.sp || len(before.saved) > 0): // most are spills and loads of other values
+		c, ok := spSaved{sp: h.sp, spOK: h.spOK, asp: h.asp, aspOK: h.aspOK, abase: h.abase}, h.spOK || h.aspOK
+		if op.from != cc.sp {
+			c, ok = before.savedIn(before.slotKey(cc, op.from))
 		}
-	case op.sp == spAlloc && op.reg == saved.reg && saved.reg != "":
-		if saved.abase != h.abase {
+		if in := before.slotKey(cc, op.reg); ok && in != "" && len(h.saved) < maxSaved {
+			c.in, c.sp, c.asp = in, c.sp+op.n, c.asp+op.n
+			if !c.spOK {
+				c.sp = 0 // what is not known does not tell copies apart at a join
+			}
+			if !c.aspOK {
+				c.asp, c.abase = 0, ""
+			}
+			h.saved = append(slices.Clip(h.saved), c)
+		}
+	case restores:
+		if restore.abase != h.abase {
 			h.afpOK = false // the frame pointer's offset was from the other base
 		}
-		h.sp, h.spOK, h.asp, h.aspOK, h.abase = saved.sp, saved.spOK, saved.asp, saved.aspOK, saved.abase
+		h.sp, h.spOK, h.asp, h.aspOK, h.abase = restore.sp, restore.spOK, restore.asp, restore.aspOK, restore.abase
 	case op.sp == spAdd:
 		h.sp += op.n
 		h.asp += op.n
@@ -224,7 +327,7 @@ func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.
 		},
 		func(old, in height) (height, bool) {
 			m := old.meet(in)
-			return m, m != old
+			return m, !m.equal(old)
 		},
 		func(k int, h height) { at[k] = h })
 	return at

@@ -461,6 +461,16 @@ func x86StackOp(inst x86asm.Inst, args []x86asm.Arg, mode int) stackOp {
 		if r, ok := args[1].(x86asm.Reg); ok && !isSP(r) {
 			return stackOp{sp: spAlloc, reg: strings.ToLower(r.String())} // mov rsp, r11: clang's VLA or alloca; gcc's restore at a VLA's scope end
 		}
+		if slot := x86FrameSlot(args[1], mode); slot != "" {
+			return stackOp{sp: spAlloc, reg: slot} // mov rsp, [rbp-0x48]: gcc -Os's restore from a spill
+		}
+	case op == x86asm.MOV && len(args) == 2 && isWordReg(args[1], mode) && !isFP(args[1]) && x86FrameSlot(args[0], mode) != "":
+		// mov [rbp-0x48], rsp: a copy of the stack pointer spilled (gcc
+		// -Os's before a VLA's allocation), or of a register holding one
+		return stackOp{sp: spCopy, reg: x86FrameSlot(args[0], mode), from: strings.ToLower(args[1].String())}
+	case op == x86asm.MOV && len(args) == 2 && isWordReg(args[0], mode) && !isSP(args[0]) && !isFP(args[0]) && x86FrameSlot(args[1], mode) != "":
+		// mov rbx, [rbp-0x48]: a spilled copy reloaded
+		return stackOp{sp: spCopy, reg: strings.ToLower(args[0].String()), from: x86FrameSlot(args[1], mode)}
 	case op == x86asm.MOV && len(args) == 2 && isWordReg(args[0], mode) && isWordReg(args[1], mode) && !isSP(args[0]) && !isFP(args[0]) && !isFP(args[1]):
 		// mov rbx, rsp: a copy of the stack pointer (gcc's before a VLA's
 		// allocation, moved back at its scope's end); mov r12, rbx: the
@@ -481,6 +491,20 @@ func x86StackOp(inst x86asm.Inst, args []x86asm.Arg, mode int) stackOp {
 		}
 	}
 	return stackOp{}
+}
+
+// x86FrameSlot names a memory operand that is the stack or frame pointer
+// plus a constant ("[rbp-0x48]", as the value flow names it), "" for any
+// other.
+func x86FrameSlot(a x86asm.Arg, mode int) string {
+	m, ok := a.(x86asm.Mem)
+	if !ok || m.Index != 0 || m.Segment != 0 {
+		return ""
+	}
+	if mode == 32 && (m.Base == x86asm.ESP || m.Base == x86asm.EBP) || mode == 64 && (m.Base == x86asm.RSP || m.Base == x86asm.RBP) {
+		return frameLoc(strings.ToLower(m.Base.String()), m.Disp)
+	}
+	return ""
 }
 
 // isWordReg reports whether a is a general register of the mode's full

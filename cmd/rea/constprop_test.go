@@ -1,24 +1,18 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"slices"
 	"testing"
 
 	"github.com/matryer/is"
 )
 
-// constpropSource calls static functions with a constant argument, so gcc
-// -O2 keeps only copies specialized for it (mul.constprop.0,
-// pre.constprop.0) that take no argument for it.
-const constpropSource = `#include <stdio.h>
-static __attribute__((noinline)) long mul(long x, long k) { return x * k + (x >> 3); }
-static __attribute__((noinline)) long pre(long k, long x, long y) { return x * k - y; }
-int main(int argc, char **argv) {
-	printf("%ld %ld\n", mul(argc, 7), mul(argc + 1, 7));
-	printf("%ld\n", pre(9, argc, 3 * argc) + pre(9, argc * 5, argc));
-	return 0;
-}
-`
+// constpropSource is adapters/native's fixture: static functions called
+// with a constant argument, so gcc -O2 keeps only copies specialized for
+// it (mul.constprop.0, pre.constprop.0) that take no argument for it.
+const constpropSource = "../../adapters/native/testdata/constprop.c"
 
 // A specialized copy's constant parameter has its value where the copy's
 // parameters are shown: inspect_native_api's native_api and signature
@@ -28,7 +22,11 @@ int main(int argc, char **argv) {
 // order (x, y, k).
 func TestMCPNativeConstantParameterOfSpecializedCopy(t *testing.T) {
 	is := is.New(t)
-	exe := buildC(t, "constprop", constpropSource, "-g", "-O2")
+	src, err := os.ReadFile(constpropSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := buildC(t, "constprop", string(src), "-g", "-O2")
 	cs := mcpClient(t)
 	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
 		t.Fatal(r.text)
@@ -50,5 +48,20 @@ func TestMCPNativeConstantParameterOfSpecializedCopy(t *testing.T) {
 	_, m = evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"mul.constprop.0"}}))
 	bp := m["breakpoints"].([]any)[0].(map[string]any)
 	is.Equal(bp["parameters"], []any{param("x", "long int", "rdi", "register", nil), param("k", "long int", "none", "register", "7")})
+	// Each hit repeats the constant where the parameter comes, read from
+	// no register: mul(argc, 7) and mul(argc + 1, 7) with argc 1.
+	hits := m["hits"].([]any)
+	is.Equal(len(hits), 2)
+	var xs []string
+	for _, h := range hits {
+		args := h.(map[string]any)["arguments"].([]any)
+		is.Equal(len(args), 2)
+		x := args[0].(map[string]any)
+		is.Equal(x["parameter"], "x")
+		xs = append(xs, x["value"].(string))
+		is.Equal(args[1], map[string]any{"register": "none", "value": "0x7", "parameter": "k", "string": nil, "constant": "7"})
+	}
+	slices.Sort(xs) // gcc decides which argument it computes first
+	is.Equal(xs, []string{"0x1", "0x2"})
 	noDescendants(t)
 }

@@ -53,3 +53,45 @@ func TestMCPStringToolsMinStringChars(t *testing.T) {
 	is.True(r.isError)
 	is.True(strings.Contains(r.text, "min_string_chars")) // the refusal names the argument
 }
+
+// list_strings takes min_string_chars as the search tools do: at 2 the
+// list holds the literal of two characters (and the address of it finds
+// it), at the default it does not, and the list without the argument is
+// the profile's again. Before, list_strings refused the argument.
+func TestMCPListStringsMinStringChars(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "shortlit", shortLiteralSource, "-O1")
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	list := func(args map[string]any) (total float64, ok string) {
+		t.Helper()
+		r := call(t, cs, "list_strings", args)
+		if r.isError {
+			t.Fatal(r.text)
+		}
+		_, m := evidence(t, r)
+		for _, it := range m["items"].([]any) {
+			if s := it.(map[string]any); s["value"] == "ok" {
+				ok = s["address"].(string)
+			}
+		}
+		return m["total"].(float64), ok
+	}
+	before, ok := list(map[string]any{"limit": 500})
+	is.Equal(ok, "") // not listed at the default 4
+	at2, ok := list(map[string]any{"limit": 500, "min_string_chars": 2})
+	is.True(ok != "")     // listed at 2
+	is.True(at2 > before) // with every other string of 2 or 3 characters
+	n, okAt := list(map[string]any{"address": ok, "min_string_chars": 2})
+	is.Equal(n, float64(1))
+	is.Equal(okAt, ok)
+	n, _ = list(map[string]any{"address": ok})
+	is.Equal(n, float64(0)) // the profile's list has no string there
+	after, _ := list(map[string]any{"limit": 500})
+	is.Equal(after, before) // the profile's list, as before
+	r := call(t, cs, "list_strings", map[string]any{"min_string_chars": 1})
+	is.True(r.isError)
+	is.True(strings.Contains(r.text, "min_string_chars")) // the refusal names the argument
+}

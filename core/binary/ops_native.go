@@ -534,8 +534,8 @@ func stringsOf(ctx context.Context, c *core.Call, minChars *int) ([]ports.String
 	return sl.Strings(ctx)
 }
 
-// minCharsProp is the string search tools' argument for the shortest
-// string searched: the provider's option of that name (its profile's
+// minCharsProp is the string tools' argument for the shortest string
+// listed or searched: the provider's option of that name (its profile's
 // parameter, 4 in rea-native's default), taken for one call.
 const minCharsProp = `"min_string_chars": {"type":"integer","minimum":2,"maximum":16,"description":"Shortest string searched (default 4)."}`
 
@@ -564,7 +564,7 @@ func opListStrings() *core.Operation {
 		Name: "list_strings", Title: "List Strings", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []ports.Capability{core.CapStrings},
 		Description: "List ASCII and UTF-16LE strings found in data sections, sorted by address, with charset, byte length and truncation facts; a page at a time with an exact total.",
-		Input:       core.InputSchema(nil, documentProp, `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"Only the string starting at this address (0x hex, decimal, or a name)."}`, pageProps),
+		Input:       core.InputSchema(nil, documentProp, `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"Only the string starting at this address (0x hex, decimal, or a name)."}`, pageProps, minCharsProp),
 		Result:      withHexDefs(pageSchema(stringItemSchema)),
 		Examples:    []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"offset":0,"limit":20}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
@@ -576,6 +576,14 @@ func opListStrings() *core.Operation {
 				return nil, err
 			}
 			offset, limit := deref(in.Offset, 0), deref(in.Limit, defaultPageLimit)
+			if in.Address == "" && in.MinStringChars != nil {
+				// this call's list, scanned afresh, not the session's
+				all, err := stringsOf(ctx, c, in.MinStringChars)
+				if err != nil {
+					return nil, err
+				}
+				return &core.Observation{Result: pageOf(all, offset, limit, stringItemOf), Limitations: pastEnd("offset", offset, len(all), limit, "strings")}, nil
+			}
 			if in.Address == "" {
 				page, total, err := stringsPage(ctx, c, offset, limit, nil)
 				if err != nil {
@@ -590,7 +598,7 @@ func opListStrings() *core.Operation {
 				}
 				return &core.Observation{Result: p, Limitations: pastEnd("offset", offset, total, limit, "strings")}, nil
 			}
-			all, err := stringsOf(ctx, c, nil)
+			all, err := stringsOf(ctx, c, in.MinStringChars)
 			if err != nil {
 				return nil, err
 			}
@@ -606,8 +614,13 @@ func opListStrings() *core.Operation {
 					kept = append(kept, s)
 				}
 			}
-			return &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf), Locations: addressLocation(at),
-				Limitations: pastEnd("offset", offset, len(kept), limit, "strings at "+in.Address)}, nil
+			lim := pastEnd("offset", offset, len(kept), limit, "strings at "+in.Address)
+			if len(kept) == 0 {
+				// an address in code, or inside a string: say so rather than list nothing
+				lim = append(lim, fmt.Sprintf("No listed string starts at %s (%s); search_strings finds a string by its text, and min_string_chars lowers the shortest length listed.",
+					core.Hex(at), in.Address))
+			}
+			return &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf), Locations: addressLocation(at), Limitations: lim}, nil
 		},
 	}
 }

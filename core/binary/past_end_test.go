@@ -57,3 +57,16 @@ func TestPagesPastTheEnd(t *testing.T) {
 	pastEnd("read_function_instructions", `{"procedure":"f","offset":999}`, "instructions")
 	is.Equal(len(lims("list_names", `{"offset":0}`)), 0)
 }
+
+// list_strings at an address where no listed string starts (a procedure's
+// entry) says so and names the tools that find one. Before, the empty page
+// came with no word, as if the address were wrong.
+func TestListStringsAtNoString(t *testing.T) {
+	is := is.New(t)
+	s := dossierSession(t)
+	res, err := s.Call(context.Background(), "list_strings", json.RawMessage(`{"address":"f"}`), nil)
+	is.NoErr(err)
+	is.True(slices.ContainsFunc(res.Evidence.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "No listed string starts at 0x") && strings.Contains(l, "(f)") && strings.Contains(l, "search_strings")
+	}))
+}

@@ -60,12 +60,15 @@ func TestFindCodeForShortString(t *testing.T) {
 func TestMinStringCharsUnsupported(t *testing.T) {
 	is := is.New(t)
 	s := fakeSession(t, profiledFake{})
-	for _, args := range []string{`{"query":"ok","min_string_chars":2}`, `{"pattern":"ok","min_string_chars":2}`, `{"query":"ok","min_string_chars":1}`} {
-		op := "find_code_for_string"
-		if strings.Contains(args, "pattern") {
-			op = "search_strings"
-		}
-		_, err := s.Call(context.Background(), op, json.RawMessage(args), nil)
+	for _, tc := range []struct{ op, args string }{
+		{"find_code_for_string", `{"query":"ok","min_string_chars":2}`},
+		{"search_strings", `{"pattern":"ok","min_string_chars":2}`},
+		{"find_code_for_string", `{"query":"ok","min_string_chars":1}`},
+		{"list_strings", `{"min_string_chars":2}`},
+		{"list_strings", `{"address":"0x1000","min_string_chars":2}`},
+		{"list_strings", `{"min_string_chars":17}`},
+	} {
+		_, err := s.Call(context.Background(), tc.op, json.RawMessage(tc.args), nil)
 		var ce *core.Error
 		is.True(errors.As(err, &ce)) // a typed error
 		is.Equal(ce.Code, core.CodeInvalidRequest)

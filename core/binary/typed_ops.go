@@ -112,10 +112,11 @@ type ListNamesResult = Page[ListNamesResultItem]
 
 // ListStringsInput is the input of list_strings.
 type ListStringsInput struct {
-	Address  string `json:"address,omitempty"`  // Only the string starting at this address.
-	Document string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
-	Limit    *int   `json:"limit,omitempty"`    // Maximum number of items to return (1-500).
-	Offset   *int   `json:"offset,omitempty"`   // Index of the first item to return.
+	Address        string `json:"address,omitempty"`          // Only the string starting at this address.
+	Document       string `json:"document,omitempty"`         // Document name from list_documents; defaults to the current document.
+	Limit          *int   `json:"limit,omitempty"`            // Maximum number of items to return (1-500).
+	MinStringChars *int   `json:"min_string_chars,omitempty"` // Shortest string searched (default 4).
+	Offset         *int   `json:"offset,omitempty"`           // Index of the first item to return.
 }
 
 // ListStringsResultItem is part of the result of list_strings.

@@ -305,6 +305,10 @@ func (s *traceSig) placedArguments(h ports.TraceHit, variadic []ports.Parameter,
 				regs[p.Location] = h.Arguments[i]
 			}
 		}
+		if p.Location == "none" && p.Constant != "" && k < len(s.params) {
+			argv = append(argv, constantArgument(p))
+			continue
+		}
 		if p.Location == "" || p.Location == "stack" || p.Location == "none" {
 			continue
 		}
@@ -336,6 +340,24 @@ func (s *traceSig) placedArguments(h ports.TraceHit, variadic []ports.Parameter,
 		}
 	}
 	return argv
+}
+
+// constantArgument is the argument of a parameter that a specialized copy
+// (gcc's name.constprop.0) has as a constant and takes no argument for:
+// its value as the debug information gives it, in hex as a register's
+// is (a float's decimal text as it is), read from no register.
+func constantArgument(p ports.Parameter) TraceArgument {
+	arg := TraceArgument{Register: "none", Value: p.Constant, Parameter: core.OptString(p.Name), Constant: core.OptString(p.Constant)}
+	if v, err := strconv.ParseInt(p.Constant, 0, 64); err == nil {
+		u := uint64(v)
+		if bits := narrowInt(cmp.Or(p.Underlying, p.Type)); bits > 0 {
+			u &= 1<<bits - 1
+		}
+		arg.Value = core.Hex(u)
+	} else if u, err := strconv.ParseUint(p.Constant, 0, 64); err == nil {
+		arg.Value = core.Hex(u)
+	}
+	return arg
 }
 
 // narrowInt is the width in bits of a C integer type narrower than 8

@@ -150,6 +150,30 @@ func TestTraceArgumentsOrder(t *testing.T) {
 	is.Equal(show(none.arguments(h, nil, nil)), []string{"?=0x3", "?=0x7", "?=0x4004000000000000", "?=0x3f000000"})
 }
 
+// A parameter a specialized copy has as a constant (Location "none", gcc's
+// mul.constprop.0's k) is an argument of every hit, in its place among the
+// parameters: the constant in hex, from register "none", with the
+// constant's text; an int's at its width, a double's as its text. Before,
+// a hit had no argument for it.
+func TestTraceConstantArguments(t *testing.T) {
+	is := is.New(t)
+	h := ports.TraceHit{Arguments: []ports.TraceRegister{{Name: "rdi", Value: 3}, {Name: "rsi", Value: 5}}}
+	sig := &traceSig{source: "dwarf", placed: true, params: []ports.Parameter{
+		{Name: "x", Type: "long int", Location: "rdi"}, {Name: "k", Type: "int", Location: "none", Constant: "-7"},
+		{Name: "y", Type: "long int", Location: "rsi"}, {Name: "d", Type: "double", Location: "none", Constant: "2.5"},
+		{Name: "e", Type: "int", Location: "none"}, // no constant the debug information gives: no argument
+	}}
+	var got []string
+	for _, a := range sig.arguments(h, nil, nil) {
+		c := "-"
+		if a.Constant != nil {
+			c = *a.Constant
+		}
+		got = append(got, fmt.Sprintf("%s=%s@%s(%s)", *a.Parameter, a.Value, a.Register, c))
+	}
+	is.Equal(got, []string{"x=0x3@rdi(-)", "k=0xfffffff9@none(-7)", "y=0x5@rsi(-)", "d=2.5@none(2.5)"})
+}
+
 // AArch64's long double, IEEE binary128, as shortest decimal text at its
 // 113 bits: normal values, the least denormal, infinities and NaN.
 func TestQuadText(t *testing.T) {

@@ -586,7 +586,7 @@ type TraceParameter struct {
 
 // TraceArgument is one argument register's value at a call.
 type TraceArgument struct {
-	Register  string       `json:"register"`       // "[esp+4],[esp+8]" for a value of two slots
+	Register  string       `json:"register"`       // "[esp+4],[esp+8]" for a value of two slots; "none" for a constant
 	Value     string       `json:"value"`          // hex; a floating-point parameter's as decimal text ("2.5")
 	Bits      *string      `json:"bits,omitempty"` // a floating-point value's IEEE (or x87) bits, hex
 	Parameter *string      `json:"parameter"`      // the parameter it carries (s.len: a Go string's length), when known
@@ -595,6 +595,11 @@ type TraceArgument struct {
 	// returned, for a buffer the function fills (a char pointer without
 	// const: sprintf's and strcpy's destination); absent otherwise.
 	StringAtReturn *TraceString `json:"string_at_return,omitempty"`
+	// Constant is, for a parameter a specialized copy (gcc's
+	// name.constprop.0) has as a constant and takes no argument for, its
+	// value as the breakpoint's parameter gives it ("7"): Value is that
+	// constant, read from no register. Absent otherwise.
+	Constant *string `json:"constant,omitempty"`
 	// ValueAtReturn is what a scanf-style call stored through this
 	// pointer, as its conversion types it (%d: hex, %f: decimal text);
 	// absent for other arguments, and for a conversion not assigned.
