@@ -248,6 +248,13 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 	c.launchStart = sup.StartTick()
 	confirmIdentity(&out.Executable, tuple)
 	c.samp = newSampler(pid, c.launchStart, sup.ID(), sc.Limits.Processes)
+	// The supervisor proves ownership from its own looks only, and the
+	// first would otherwise come at the stop: a process that was ours by
+	// descent, orphaned since (a child that dropped the run ID from its
+	// environment, whose parent exited), could then not be proven and
+	// would be left running. So every sample is one of its looks, which
+	// never signal: one reading of /proc serves both.
+	c.samp.table = func() (map[int]supervisor.Proc, error) { return sup.Look(context.WithoutCancel(ctx)) }
 
 	chunks := make(chan chunk, 256)
 	view := startView(ports.TerminalView(ctx))
@@ -619,17 +626,7 @@ func (c *capture) sample() []supervisor.Proc {
 	at := c.elapsed()
 	c.nextSample = at + sampleInterval
 	before := len(c.samp.samples)
-	known := len(c.samp.order)
 	live := c.samp.sample(at.Milliseconds())
-	if len(c.samp.order) > known {
-		// The supervisor proves ownership from its own looks only, and the
-		// first would otherwise come at the stop: a process that was ours
-		// by descent, orphaned since (a child that dropped the run ID from
-		// its environment, whose parent exited), could then not be proven
-		// and would be left running. A look now makes the supervisor know
-		// it while its parent lives. It never signals.
-		c.sup.Lineage(context.WithoutCancel(c.ctx))
-	}
 	for i := before; i < len(c.samp.samples); i++ {
 		c.record(ports.JournalProcessSamples, i)
 	}
