@@ -24,7 +24,6 @@ import (
 
 	"rea/core"
 	"rea/core/process"
-	"rea/core/standard"
 )
 
 // greeter asks for a name, greets it, writes it to out.txt in its working
@@ -259,9 +258,7 @@ func TestCaptureCancelledHasPartialObservation(t *testing.T) {
 	exe := buildC(t, "greeter", greeterC)
 	a, err := wire(noEnv)
 	is.NoErr(err)
-	cat, err := standard.Catalog()
-	is.NoErr(err)
-	s := core.NewSession(cat, a.reg, nil)
+	s := core.NewSession(a.cat, a.reg, nil)
 	defer s.Close(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(700 * time.Millisecond); cancel() }()
