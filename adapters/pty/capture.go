@@ -489,6 +489,10 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 		return fail(ports.DispositionCancelled, cancelledLate)
 	case out.Cleanup.Err != nil:
 		return fail(ports.DispositionFailed, nil)
+	case out.Executable.SelectedSHA256 == "":
+		// It ran and was observed, but no digest names what ran: the
+		// observation is a failed capture's partial one.
+		return fail(ports.DispositionFailed, fmt.Errorf("pty: %s ran, but %s", exe, out.Executable.Reason))
 	}
 	return out, nil
 }
@@ -1164,8 +1168,12 @@ func normalizationRecord(sc ports.CaptureScenario) ports.NormalizationRecord {
 }
 
 func (c *capture) coverage(out *ports.ProcessCapture) []ports.CoverageNote {
+	sampled := "the process tree was sampled from /proc every 50 ms; a process that lived between two samples is missing"
+	if out.Executable.SelectedSHA256 != "" {
+		sampled += ", and the executable was digested before the launch"
+	}
 	notes := []ports.CoverageNote{
-		{Scope: ports.ScopeProcess, Reason: "the process tree was sampled from /proc every 50 ms; a process that lived between two samples is missing, and the executable was digested before the launch"},
+		{Scope: ports.ScopeProcess, Reason: sampled},
 		{Scope: ports.ScopeEnvironment, Reason: "the inherited host environment is not recorded"},
 		{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed; only listening TCP sockets held by the capture's processes are"},
 		{Scope: ports.ScopeTerminal, Reason: "the emulated terminal does not answer terminal queries (device attributes, cursor position reports)"},
