@@ -119,7 +119,8 @@ func (r *Run) census(tab map[int]procInfo) census {
 	// shows: a process read without our run ID is not read again, so one
 	// that gains it by a later exec is not proven ours by it. The run ID
 	// is inherited at fork, so a process of ours carries it from its
-	// first look unless its environment was replaced.
+	// first look unless its environment was replaced. An environment that
+	// could not be read is read again at the next look.
 	why := map[int]string{}
 	r.tokenMu.Lock()
 	if r.tokens == nil {
@@ -141,8 +142,8 @@ func (r *Run) census(tab map[int]procInfo) census {
 			if err != nil {
 				seen.err = err.Error()
 			}
-			if res != tokenGone {
-				r.tokens[key] = seen
+			if res == tokenPresent || res == tokenMismatch {
+				r.tokens[key] = seen // an unreadable one may be readable at the next look
 			}
 		}
 		switch seen.res {

@@ -90,7 +90,7 @@ type Run struct {
 	groups    []int                                                  // owned process groups (the launcher's from launch on), still live at the last look
 	session   int                                                    // the session the launcher leads (Spec.Session), 0 once it emptied or when none
 	tokenMu   sync.Mutex                                             // guards tokens (held while environments are read, not mu)
-	tokens    map[procKey]tokenSeen                                  // what each live process's environment showed at the look that first read it
+	tokens    map[procKey]tokenSeen                                  // what each live process's environment showed when first read (readable ones only)
 	tokenOf   func(pid int, name, value string) (tokenResult, error) // nil: tokenState (tests count the reads)
 	signals   []ports.SignalAttempt
 	roots     []ownedRoot
