@@ -1,6 +1,9 @@
 package supervisor
 
-import "syscall"
+import (
+	"sync"
+	"syscall"
+)
 
 // Hooks for tests that must forge what a Run believes.
 
@@ -21,4 +24,31 @@ func SignalAsIfOwned(r *Run, pid int, start uint64, sig syscall.Signal) {
 func StartTicks(pid int) (uint64, error) {
 	p, err := readStat(pid)
 	return p.start, err
+}
+
+// CountEnvironReads makes r count the environment reads of its looks and
+// returns how many read pid's so far.
+func CountEnvironReads(r *Run) func(pid int) int {
+	var mu sync.Mutex
+	n := map[int]int{}
+	r.tokenMu.Lock()
+	r.tokenOf = func(pid int, name, value string) (tokenResult, error) {
+		mu.Lock()
+		n[pid]++
+		mu.Unlock()
+		return tokenState(pid, name, value)
+	}
+	r.tokenMu.Unlock()
+	return func(pid int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n[pid]
+	}
+}
+
+// Knows reports whether r has proven pid, started at start ticks, its own.
+func Knows(r *Run, pid int, start uint64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.known[pid] == start
 }

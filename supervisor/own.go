@@ -18,6 +18,18 @@ func (p procInfo) dead() bool { return p.state == 'Z' || p.state == 'X' || p.sta
 
 type tokenResult int
 
+// procKey is a process's identity: its pid and start time.
+type procKey struct {
+	pid   int
+	start uint64
+}
+
+// tokenSeen is what one read of a process's environment found.
+type tokenSeen struct {
+	res tokenResult
+	err string // why it was unreadable
+}
+
 const (
 	tokenMismatch   tokenResult = iota // readable, without our run ID
 	tokenPresent                       // readable, with our run ID
@@ -41,6 +53,22 @@ type census struct {
 // documentation, which processes are the run's. It never signals.
 func (r *Run) take(ctx context.Context) census {
 	r.mu.Lock()
+	pid, start := r.pid, r.startTick
+	r.mu.Unlock()
+	if pid == 0 || start == 0 {
+		return r.census(nil) // nothing to read the table for
+	}
+	tab, err := readTable(ctx)
+	if err != nil {
+		return census{err: err, owned: map[int]procInfo{}, unverified: map[int]string{}, members: map[int][]int{}}
+	}
+	return r.census(tab)
+}
+
+// census proves from tab, one reading of the process table, which processes
+// are the run's, and remembers them for the next look.
+func (r *Run) census(tab map[int]procInfo) census {
+	r.mu.Lock()
 	pid, start, id := r.pid, r.startTick, r.id
 	known := make(map[int]uint64, len(r.known))
 	for k, v := range r.known {
@@ -56,11 +84,6 @@ func (r *Run) take(ctx context.Context) census {
 	}
 	if start == 0 {
 		c.err = errors.New("supervisor: the launcher's start time could not be read at launch")
-		return c
-	}
-	tab, err := readTable(ctx)
-	if err != nil {
-		c.err = err
 		return c
 	}
 	if p, ok := tab[pid]; ok && start != 0 && p.start == start {
@@ -89,23 +112,58 @@ func (r *Run) take(ctx context.Context) census {
 	grow()
 	// A process born no earlier than the launcher and carrying the run ID is
 	// ours, wherever it was reparented to.
+	// Each process's environment is read once: a look reuses what an
+	// earlier one read of the same process (pid and start time), so the
+	// machine's other processes cost one read each, not one a look (a
+	// capture looks every 50 ms). Only an exec changes what the file
+	// shows: a process read without our run ID is not read again, so one
+	// that gains it by a later exec is not proven ours by it. The run ID
+	// is inherited at fork, so a process of ours carries it from its
+	// first look unless its environment was replaced. An environment that
+	// could not be read is read again at the next look.
 	why := map[int]string{}
+	r.tokenMu.Lock()
+	if r.tokens == nil {
+		r.tokens = map[procKey]tokenSeen{}
+	}
 	for k, p := range tab {
 		if _, ok := c.owned[k]; ok || start == 0 || p.start < start {
 			continue
 		}
-		switch res, err := tokenState(k, RunIDEnv, id); res {
+		key := procKey{k, p.start}
+		seen, ok := r.tokens[key]
+		if !ok {
+			read := r.tokenOf
+			if read == nil {
+				read = tokenState
+			}
+			res, err := read(k, RunIDEnv, id)
+			seen = tokenSeen{res: res}
+			if err != nil {
+				seen.err = err.Error()
+			}
+			if res == tokenPresent || res == tokenMismatch {
+				r.tokens[key] = seen // an unreadable one may be readable at the next look
+			}
+		}
+		switch seen.res {
 		case tokenPresent:
 			c.owned[k] = p
 		case tokenUnreadable:
 			why[k] = "environment unreadable"
-			if err != nil {
-				why[k] += ": " + err.Error()
+			if seen.err != "" {
+				why[k] += ": " + seen.err
 			}
 		case tokenMismatch:
 			why[k] = "run id missing from its environment"
 		}
 	}
+	for key := range r.tokens {
+		if p, ok := tab[key.pid]; !ok || p.start != key.start {
+			delete(r.tokens, key) // gone: its pid may be reused
+		}
+	}
+	r.tokenMu.Unlock()
 	grow()
 
 	// Owned process groups: the launcher's, and any other led by an owned

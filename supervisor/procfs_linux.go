@@ -54,6 +54,24 @@ func ProcTable(ctx context.Context) (map[int]Proc, error) {
 	return out, nil
 }
 
+// Look reads the process table once, proves from it which processes are
+// the run's, as Lineage does (so that a stop knows a process proven ours by
+// descent even after its parent exited), and returns the table: an engine
+// that samples the tree it launched reads /proc once a look, not once for
+// itself and again for the run. It never signals.
+func (r *Run) Look(ctx context.Context) (map[int]Proc, error) {
+	tab, err := readTable(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.census(tab)
+	out := make(map[int]Proc, len(tab))
+	for pid, p := range tab {
+		out[pid] = p.export()
+	}
+	return out, nil
+}
+
 // CarriesRunID reports whether pid's initial environment sets RunIDEnv to
 // runID (its first entry for the name counts). ok is false when the
 // environment could not be read: another user's process, or one that is gone.

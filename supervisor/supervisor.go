@@ -86,9 +86,12 @@ type Run struct {
 	pid       int    // launcher
 	startTick uint64 // launcher start time in clock ticks after boot; 0 when unknown
 	pgid      int
-	known     map[int]uint64 // every process proven ours so far: pid -> start ticks
-	groups    []int          // owned process groups (the launcher's from launch on), still live at the last look
-	session   int            // the session the launcher leads (Spec.Session), 0 once it emptied or when none
+	known     map[int]uint64                                         // every process proven ours so far: pid -> start ticks
+	groups    []int                                                  // owned process groups (the launcher's from launch on), still live at the last look
+	session   int                                                    // the session the launcher leads (Spec.Session), 0 once it emptied or when none
+	tokenMu   sync.Mutex                                             // guards tokens (held while environments are read, not mu)
+	tokens    map[procKey]tokenSeen                                  // what each live process's environment showed when first read (readable ones only)
+	tokenOf   func(pid int, name, value string) (tokenResult, error) // nil: tokenState (tests count the reads)
 	signals   []ports.SignalAttempt
 	roots     []ownedRoot
 	sockets   []string

@@ -3,6 +3,7 @@ package gdbremote
 import (
 	"debug/dwarf"
 	"debug/elf"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +17,9 @@ const inlinedLimit = 4
 // debug information tells: a static function the compiler inlined (gcc -O2
 // inlines one called once) has no symbol, and its debug information names
 // it as an abstract function (DW_AT_inline) with a DW_TAG_inlined_subroutine
-// in each caller it was copied into; or the compiler kept only specialized
+// in each caller it was copied into, named with where the first copy in it
+// starts (a program address, as a breakpoint takes it), or as folded when
+// the copy kept no code; or the compiler kept only specialized
 // copies (name.constprop.0, name.isra.0, name.part.0). It is "" when the
 // program has a symbol of that name (something else is wrong) or nothing
 // names it but, at most, a declaration (a typo, or a function of a library
@@ -61,7 +64,7 @@ func inlinedNote(p, name string) (note string) {
 	case len(copies) > 0:
 		return copied + list(copies)
 	case named:
-		return "the program's debug information names it, but no procedure of the program is it: the compiler inlined it into its caller or removed it" + advice
+		return "the program's debug information names it, but no procedure of the program is it and no caller holds a copy of it: the compiler inlined it into its caller or removed it" + advice
 	}
 	return ""
 }
@@ -76,8 +79,9 @@ func list(names []string) string {
 
 // inlinedCallers reads f's debug information for the functions name was
 // inlined into (the subprograms holding a DW_TAG_inlined_subroutine whose
-// origin is a subprogram called name), sorted, and whether any subprogram
-// is called name. A subprogram named only through its origin (a concrete
+// origin is a subprogram called name), each as "CALLER at ADDRESS" (the
+// entry of its first copy of name that has code) or "CALLER (folded: no
+// code)", sorted, and whether any subprogram is called name. A subprogram named only through its origin (a concrete
 // copy of an abstract one) takes its origin's name. A declaration does not
 // count: the function is defined elsewhere.
 func inlinedCallers(f *elf.File, name string) (callers []string, named bool) {
@@ -154,7 +158,9 @@ func inlinedCallers(f *elf.File, name string) (callers []string, named bool) {
 		return nil, false
 	}
 	// Second pass: the subprogram enclosing each inlined copy of name.
-	var stack []dwarf.Offset // the enclosing subprograms (0 for other entries with children)
+	var stack []dwarf.Offset     // the enclosing subprograms (0 for other entries with children)
+	where := map[string]string{} // caller -> how the note names it
+	at := map[string]bool{}      // callers named with an address
 	r = d.Reader()
 	for {
 		e, err := r.Next()
@@ -173,8 +179,14 @@ func inlinedCallers(f *elf.File, name string) (callers []string, named bool) {
 					if stack[i] == 0 {
 						continue
 					}
-					if n := nameOf(stack[i]); n != "" && n != name && !slices.Contains(callers, n) {
-						callers = append(callers, n)
+					if n := nameOf(stack[i]); n != "" && n != name {
+						if pc, ok := entryOf(d, e); ok {
+							if !at[n] {
+								at[n], where[n] = true, fmt.Sprintf("%s at %#x", n, pc)
+							}
+						} else if _, seen := where[n]; !seen {
+							where[n] = n + " (folded: no code)"
+						}
 					}
 					break
 				}
@@ -192,6 +204,26 @@ func inlinedCallers(f *elf.File, name string) (callers []string, named bool) {
 			stack = append(stack, 0)
 		}
 	}
+	for _, w := range where {
+		callers = append(callers, w)
+	}
 	slices.Sort(callers)
 	return callers, true
+}
+
+// entryOf is where an inlined copy starts: its DW_AT_entry_pc, else the
+// lowest address of its ranges; ok is false when it kept no code.
+func entryOf(d *dwarf.Data, e *dwarf.Entry) (uint64, bool) {
+	if pc, ok := e.Val(dwarf.AttrEntrypc).(uint64); ok && pc != 0 {
+		return pc, true
+	}
+	rs, err := d.Ranges(e)
+	if err != nil || len(rs) == 0 {
+		return 0, false
+	}
+	low := rs[0][0]
+	for _, r := range rs[1:] {
+		low = min(low, r[0])
+	}
+	return low, true
 }

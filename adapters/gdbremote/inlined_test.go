@@ -1,10 +1,13 @@
 package gdbremote_test
 
 import (
+	"debug/elf"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -92,11 +95,39 @@ func TestTraceInlinedStaticFunction(t *testing.T) {
 	}
 	t.Run("inlined", func(t *testing.T) {
 		msg := refusal(t, bin, "scale")
-		for _, want := range []string{"scale is neither a procedure", "inlined it", "copied into main", "trace that caller", "-fno-inline"} {
+		for _, want := range []string{"scale is neither a procedure", "inlined it", "copied into main at 0x", "trace that caller", "-fno-inline"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("the refusal does not say %q: %s", want, msg)
 			}
 		}
+	})
+	// The address the note names is where the copy starts, inside its
+	// caller, and a breakpoint there is hit: an agent can trace it as
+	// it is. Before, the note named the caller only.
+	t.Run("the copy's address is traceable", func(t *testing.T) {
+		is := is.New(t)
+		msg := refusal(t, bin, "scale")
+		m := regexp.MustCompile(`copied into main at (0x[0-9a-f]+)`).FindStringSubmatch(msg)
+		is.True(m != nil)
+		addr, err := strconv.ParseUint(m[1], 0, 64)
+		is.NoErr(err)
+		f, err := elf.Open(bin)
+		is.NoErr(err)
+		defer f.Close()
+		syms, err := f.Symbols()
+		is.NoErr(err)
+		in := false
+		for _, s := range syms {
+			in = in || s.Name == "main" && addr >= s.Value && addr < s.Value+s.Size
+		}
+		is.True(in) // inside main
+		res, err := traceOne(t, bin, []ports.TraceBreakpoint{{Address: addr, Name: "scale copy"}}, "")
+		is.NoErr(err)
+		hit := false
+		for _, h := range res.Hits {
+			hit = hit || h.Name == "scale copy"
+		}
+		is.True(hit)
 	})
 	t.Run("specialized", func(t *testing.T) {
 		msg := refusal(t, bin, "mul")

@@ -248,6 +248,13 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 	c.launchStart = sup.StartTick()
 	confirmIdentity(&out.Executable, tuple)
 	c.samp = newSampler(pid, c.launchStart, sup.ID(), sc.Limits.Processes)
+	// The supervisor proves ownership from its own looks only, and the
+	// first would otherwise come at the stop: a process that was ours by
+	// descent, orphaned since (a child that dropped the run ID from its
+	// environment, whose parent exited), could then not be proven and
+	// would be left running. So every sample is one of its looks, which
+	// never signal: one reading of /proc serves both.
+	c.samp.table = func() (map[int]supervisor.Proc, error) { return sup.Look(context.WithoutCancel(ctx)) }
 
 	chunks := make(chan chunk, 256)
 	view := startView(ports.TerminalView(ctx))
@@ -482,6 +489,10 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 		return fail(ports.DispositionCancelled, cancelledLate)
 	case out.Cleanup.Err != nil:
 		return fail(ports.DispositionFailed, nil)
+	case out.Executable.SelectedSHA256 == "":
+		// It ran and was observed, but no digest names what ran: the
+		// observation is a failed capture's partial one.
+		return fail(ports.DispositionFailed, fmt.Errorf("pty: %s ran, but %s", exe, out.Executable.Reason))
 	}
 	return out, nil
 }
@@ -619,17 +630,7 @@ func (c *capture) sample() []supervisor.Proc {
 	at := c.elapsed()
 	c.nextSample = at + sampleInterval
 	before := len(c.samp.samples)
-	known := len(c.samp.order)
 	live := c.samp.sample(at.Milliseconds())
-	if len(c.samp.order) > known {
-		// The supervisor proves ownership from its own looks only, and the
-		// first would otherwise come at the stop: a process that was ours
-		// by descent, orphaned since (a child that dropped the run ID from
-		// its environment, whose parent exited), could then not be proven
-		// and would be left running. A look now makes the supervisor know
-		// it while its parent lives. It never signals.
-		c.sup.Lineage(context.WithoutCancel(c.ctx))
-	}
 	for i := before; i < len(c.samp.samples); i++ {
 		c.record(ports.JournalProcessSamples, i)
 	}
@@ -1167,8 +1168,12 @@ func normalizationRecord(sc ports.CaptureScenario) ports.NormalizationRecord {
 }
 
 func (c *capture) coverage(out *ports.ProcessCapture) []ports.CoverageNote {
+	sampled := "the process tree was sampled from /proc every 50 ms; a process that lived between two samples is missing"
+	if out.Executable.SelectedSHA256 != "" {
+		sampled += ", and the executable was digested before the launch"
+	}
 	notes := []ports.CoverageNote{
-		{Scope: ports.ScopeProcess, Reason: "the process tree was sampled from /proc every 50 ms; a process that lived between two samples is missing, and the executable was digested before the launch"},
+		{Scope: ports.ScopeProcess, Reason: sampled},
 		{Scope: ports.ScopeEnvironment, Reason: "the inherited host environment is not recorded"},
 		{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed; only listening TCP sockets held by the capture's processes are"},
 		{Scope: ports.ScopeTerminal, Reason: "the emulated terminal does not answer terminal queries (device attributes, cursor position reports)"},

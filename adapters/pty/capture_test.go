@@ -441,6 +441,37 @@ func TestLoopbackListener(t *testing.T) {
 	is.True(strings.Contains(text(c), "bye"))
 }
 
+// A listener in a network namespace of the program's own is found: the
+// listening tables are read through a process of each namespace. Before,
+// they were read from rea's /proc/net, which lists rea's namespace only.
+func TestListenerInItsOwnNetworkNamespace(t *testing.T) {
+	is := is.New(t)
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("unshare is not installed")
+	}
+	ip, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skip("ip is not installed")
+	}
+	if b, err := exec.Command(unshare, "-rn", ip, "link", "set", "lo", "up").CombinedOutput(); err != nil {
+		t.Skipf("no network namespace of our own here (unshare -rn: %v: %s)", err, b)
+	}
+	e := engine(t)
+	sc := ports.NewCaptureScenario(unshare)
+	sc.Arguments = []string{"-rn", "/bin/sh", "-c", ip + " link set lo up && exec " + program(t, "listen")}
+	sc.Events = []ports.CaptureEvent{{AtMS: 800, Type: ports.EventInput, Data: "\n"}}
+	sc.TimeoutMS = 10000
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	m := regexp.MustCompile(`127\.0\.0\.1:(\d+)`).FindStringSubmatch(strings.Join(rawText(c), ""))
+	is.True(m != nil) // it listened
+	port, _ := strconv.Atoi(m[1])
+	is.Equal(len(c.ListeningSockets), 1)
+	is.Equal(c.ListeningSockets[0].Port, port)
+	is.True(c.ListeningSockets[0].Loopback)
+}
+
 func rawText(c *ports.ProcessCapture) []string {
 	var out []string
 	for _, f := range c.Frames {

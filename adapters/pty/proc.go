@@ -63,6 +63,11 @@ type sampler struct {
 	table   func() (map[int]supervisor.Proc, error)
 	argv    func(pid int) ([]string, bool)
 	carries func(pid int, runID string) (has, ok bool)
+	// What the socket scan reads: a process's network namespace, its
+	// namespace's listening table and its socket descriptors.
+	netns        func(pid int) (string, error)
+	netTable     func(pid int, proto string) ([]byte, error)
+	socketInodes func(pid int) []string
 
 	procs      map[procKey]*procRecord
 	order      []procKey
@@ -74,6 +79,7 @@ type sampler struct {
 	firstFail  string
 	sockets    map[string]*ports.ListeningSocket
 	sockOrder  []string
+	listeners  map[string]bool // inodes of the sockets recorded as listening
 	unreadable map[int]string
 }
 
@@ -82,8 +88,10 @@ func newSampler(launcher int, start uint64, runID string, limit int64) *sampler 
 		launcher: launcher, launchStart: start, runID: runID, limit: limit,
 		table: func() (map[int]supervisor.Proc, error) { return supervisor.ProcTable(context.Background()) },
 		argv:  readArgv, carries: supervisor.CarriesRunID,
+		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes,
 		procs: map[procKey]*procRecord{}, tokenSeen: map[procKey]bool{},
 		sockets: map[string]*ports.ListeningSocket{}, unreadable: map[int]string{},
+		listeners: map[string]bool{},
 	}
 }
 
@@ -197,50 +205,97 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 }
 
 // sampleSockets records the listening TCP sockets the live processes hold.
+//
+// A process sees the sockets of its own network namespace, so the listening
+// tables are read through a process of the namespace that holds the socket
+// (/proc/PID/net/tcp), once a look for each namespace in which a live
+// process holds a socket not yet recorded, not through rea's own /proc/net.
+// Reading a table walks the kernel's whole socket hash (about a millisecond
+// here, however few sockets it lists), so a socket already recorded as a
+// listener does not make a look read it again; a connected socket does,
+// since a socket can listen later than it was made.
 func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
-	inodes := map[string]int{}
+	var order []string
+	held := map[string]map[string]int{} // namespace -> socket inode -> the first pid holding it
+	through := map[string]int{}         // namespace -> a pid of it to read its tables through
 	for _, p := range live {
-		dir := "/proc/" + strconv.Itoa(p.PID) + "/fd"
-		d, err := os.Open(dir)
+		ns := ""
+		for _, in := range s.socketInodes(p.PID) {
+			if s.listeners[in] {
+				continue
+			}
+			if ns == "" {
+				var err error
+				if ns, err = s.netns(p.PID); err != nil {
+					break // gone, or not ours to read
+				}
+				if held[ns] == nil {
+					order = append(order, ns)
+					held[ns], through[ns] = map[string]int{}, p.PID
+				}
+			}
+			if _, ok := held[ns][in]; !ok {
+				held[ns][in] = p.PID
+			}
+		}
+	}
+	for _, ns := range order {
+		for _, proto := range []string{"tcp", "tcp6"} {
+			b, err := s.netTable(through[ns], proto)
+			if err != nil && !errors.Is(err, supervisor.ErrTooLarge) {
+				continue
+			}
+			for _, l := range parseListeners(proto, b) {
+				pid, ok := held[ns][l.inode]
+				if !ok {
+					continue
+				}
+				key := proto + " " + l.inode
+				if _, seen := s.sockets[key]; seen {
+					continue
+				}
+				s.listeners[l.inode] = true
+				s.sockets[key] = &ports.ListeningSocket{
+					Protocol: proto, Address: l.addr.String(), Port: l.port,
+					Loopback: l.addr.IsLoopback(), PID: pid, FirstSeenMS: atMS,
+				}
+				s.sockOrder = append(s.sockOrder, key)
+			}
+		}
+	}
+}
+
+// socketInodes returns the inodes of the sockets among pid's open files.
+func socketInodes(pid int) []string {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(4096)
+	d.Close()
+	var out []string
+	for _, n := range names {
+		link, err := os.Readlink(dir + "/" + n)
 		if err != nil {
 			continue
 		}
-		names, _ := d.Readdirnames(4096)
-		d.Close()
-		for _, n := range names {
-			link, err := os.Readlink(dir + "/" + n)
-			if err != nil {
-				continue
-			}
-			if in, ok := strings.CutPrefix(link, "socket:["); ok {
-				inodes[strings.TrimSuffix(in, "]")] = p.PID
-			}
+		if in, ok := strings.CutPrefix(link, "socket:["); ok {
+			out = append(out, strings.TrimSuffix(in, "]"))
 		}
 	}
-	if len(inodes) == 0 {
-		return
-	}
-	for _, proto := range []string{"tcp", "tcp6"} {
-		b, err := supervisor.ReadBounded("/proc/net/"+proto, 16<<20)
-		if err != nil && !errors.Is(err, supervisor.ErrTooLarge) {
-			continue
-		}
-		for _, l := range parseListeners(proto, b) {
-			pid, ok := inodes[l.inode]
-			if !ok {
-				continue
-			}
-			key := proto + " " + l.inode
-			if _, seen := s.sockets[key]; seen {
-				continue
-			}
-			s.sockets[key] = &ports.ListeningSocket{
-				Protocol: proto, Address: l.addr.String(), Port: l.port,
-				Loopback: l.addr.IsLoopback(), PID: pid, FirstSeenMS: atMS,
-			}
-			s.sockOrder = append(s.sockOrder, key)
-		}
-	}
+	return out
+}
+
+// netnsOf names pid's network namespace (net:[INODE]).
+func netnsOf(pid int) (string, error) {
+	return os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net")
+}
+
+// netTableOf reads the listening table proto (tcp or tcp6) of pid's
+// network namespace.
+func netTableOf(pid int, proto string) ([]byte, error) {
+	return supervisor.ReadProcFile(pid, "net/"+proto, 16<<20)
 }
 
 type listener struct {

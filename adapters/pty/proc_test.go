@@ -3,6 +3,7 @@
 package pty
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -92,4 +93,65 @@ func TestUnreadArgvIsTheBracketedName(t *testing.T) {
 	}
 	is.Equal(cmds, []string{"sh -c as x.s", "[as]"})
 	is.Equal(s.samples[1].Command, "[as]")
+}
+
+// The listening tables are read once a look for each network namespace in
+// which a live process holds a socket not yet recorded as a listener, and
+// through a process of that namespace. Before, rea's own /proc/net/tcp and
+// tcp6 were read at every look at which any live process held any socket,
+// a listener already recorded included (each read walks the kernel's whole
+// socket hash), and a namespace of the program's own was never read.
+func TestListeningTablesAreReadPerNamespaceForNewSockets(t *testing.T) {
+	is := is.New(t)
+	const sh, a, b = 5000021, 5000022, 5000023
+	proc := func(pid, ppid int, start uint64) supervisor.Proc {
+		return supervisor.Proc{PID: pid, PPID: ppid, PGID: sh, SID: sh, Start: start, State: 'S', Comm: "x"}
+	}
+	tab := map[int]supervisor.Proc{sh: proc(sh, 1, 100), a: proc(a, sh, 101), b: proc(b, sh, 102)}
+	// a (namespace 1) listens on 8080 (inode 901) from the second look;
+	// b (namespace 2, its own) listens on 22 (inode 902) from the third.
+	const header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+	row := func(port, inode string) string {
+		return "   0: 0100007F:" + port + " 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 " + inode + " 1 0 100 0 0 10 0\n"
+	}
+	holds := []map[int][]string{
+		{},
+		{a: {"901"}},
+		{a: {"901"}, b: {"902"}},
+		{a: {"901"}, b: {"902"}},
+	}
+	s := newSampler(sh, 100, "run", 1000)
+	i := 0
+	s.table = func() (map[int]supervisor.Proc, error) { return tab, nil }
+	s.argv = func(int) ([]string, bool) { return []string{"x"}, true }
+	s.carries = func(int, string) (bool, bool) { return false, true }
+	s.socketInodes = func(pid int) []string { return holds[i][pid] }
+	s.netns = func(pid int) (string, error) {
+		if pid == b {
+			return "net:[2]", nil
+		}
+		return "net:[1]", nil
+	}
+	reads := map[int][]string{} // look -> "pid proto" of each table read
+	s.netTable = func(pid int, proto string) ([]byte, error) {
+		reads[i] = append(reads[i], strconv.Itoa(pid)+" "+proto)
+		switch {
+		case proto == "tcp" && pid == a:
+			return []byte(header + row("1F90", "901")), nil
+		case proto == "tcp" && pid == b:
+			return []byte(header + row("0016", "902")), nil
+		}
+		return []byte(header), nil
+	}
+	for i = range holds {
+		s.sample(int64(i) * 50)
+	}
+	is.Equal(reads, map[int][]string{
+		1: {"5000022 tcp", "5000022 tcp6"}, // a's new socket, in a's namespace
+		2: {"5000023 tcp", "5000023 tcp6"}, // b's, in b's; a's is recorded
+	})
+	got := s.listening()
+	is.Equal(len(got), 2)
+	is.Equal([]int{got[0].PID, got[0].Port, int(got[0].FirstSeenMS)}, []int{a, 8080, 50})
+	is.Equal([]int{got[1].PID, got[1].Port, int(got[1].FirstSeenMS)}, []int{b, 22, 100})
 }

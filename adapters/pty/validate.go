@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -262,6 +263,12 @@ func checkCandidate(p string) error {
 		return fmt.Errorf("%s is not executable", p)
 	}
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrPermission) {
+		// Executable but not readable by us (mode 0711): the kernel can
+		// still run it, and says so at the launch if it cannot; the
+		// capture then has no digest (identify).
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", p, err)
 	}
@@ -304,6 +311,19 @@ func identify(path string, checked []string) (ports.ExecutableIdentity, fileTupl
 		return issue(ports.IssueInvalidValue, "executable identity could not be established: "+why, "executable")
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrPermission) {
+		// Executable but not readable by us: it runs, and nothing names
+		// it. The path's metadata is still checked after the launch.
+		if info, serr := os.Stat(path); serr == nil && info.Mode().IsRegular() {
+			if ft, ok := tupleOf(info); ok {
+				id.Reason = "the executable could not be read, so it was not digested: " + err.Error()
+				id.Size, id.Mode = ft.size, ft.mode
+				id.Device, id.Inode = ft.dev, ft.ino
+				id.MtimeNS, id.CtimeNS = ft.mtimeNS, ft.ctimeNS
+				return id, ft, nil
+			}
+		}
+	}
 	if err != nil {
 		return id, fileTuple{}, bad(err.Error())
 	}
@@ -341,6 +361,9 @@ func identify(path string, checked []string) (ports.ExecutableIdentity, fileTupl
 
 // confirmIdentity re-stats the path after the launch.
 func confirmIdentity(id *ports.ExecutableIdentity, want fileTuple) {
+	if id.SelectedSHA256 == "" {
+		return // never read: unknown, for the reason identify gave
+	}
 	info, err := os.Stat(id.Path)
 	if err != nil {
 		id.State, id.Reason, id.SHA256 = ports.IdentityUnknown, "the executable could not be stat'ed after the launch: "+err.Error(), ""

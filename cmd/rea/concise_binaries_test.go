@@ -12,10 +12,8 @@ import (
 
 	"github.com/matryer/is"
 
-	"rea/adapters/native"
 	"rea/adapters/pty"
 	"rea/core"
-	"rea/core/standard"
 	"rea/ports"
 )
 
@@ -56,25 +54,7 @@ func manyBuilds(t *testing.T, n int) (v1, v2 string) {
 
 func nativeSession(t *testing.T) func(op string, args any) *core.Result {
 	t.Helper()
-	cat, err := core.Assemble(standard.Families()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{})}, &core.RegistryOptions{Capturer: pty.New(nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := core.NewSession(cat, reg, nil)
-	t.Cleanup(func() { s.Close(context.Background()) })
-	return func(op string, args any) *core.Result {
-		t.Helper()
-		raw, _ := json.Marshal(args)
-		res, err := s.Call(context.Background(), op, raw, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", op, err)
-		}
-		return res
-	}
+	return mustCall(t, nativeCalls(t, &core.RegistryOptions{Capturer: pty.New(nil)}))
 }
 
 // A concise compare_binaries of builds in which hundreds of functions
@@ -181,21 +161,7 @@ func (l loopTracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*po
 func TestCorrelateCountsEveryHitOfATracePage(t *testing.T) {
 	is := is.New(t)
 	v1, v2 := manyBuilds(t, 4)
-	cat, err := core.Assemble(standard.Families()...)
-	is.NoErr(err)
-	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{})}, &core.RegistryOptions{Tracer: loopTracer{3000}})
-	is.NoErr(err)
-	s := core.NewSession(cat, reg, nil)
-	t.Cleanup(func() { s.Close(context.Background()) })
-	call := func(op string, args any) *core.Result {
-		t.Helper()
-		raw, _ := json.Marshal(args)
-		res, err := s.Call(context.Background(), op, raw, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", op, err)
-		}
-		return res
-	}
+	call := mustCall(t, nativeCalls(t, &core.RegistryOptions{Tracer: loopTracer{3000}}))
 	cmp := call("compare_binaries", map[string]any{"left_path": v1, "right_path": v2})
 	call("open_binary", map[string]any{"path": v1})
 	tr := call("trace_native_calls", map[string]any{"procedures": []string{"f1"}})

@@ -79,11 +79,18 @@ func TestConciseTraceFromAnotherConnection(t *testing.T) {
 // tracer (nil for none).
 func nativeSessionErr(t *testing.T, tracer ports.CallTracer) func(op string, args any) (*core.Result, error) {
 	t.Helper()
+	return nativeCalls(t, &core.RegistryOptions{Tracer: tracer})
+}
+
+// nativeCalls calls operations in a session of its own over the whole
+// catalog, rea-native and opts' engines, closed when t ends.
+func nativeCalls(t *testing.T, opts *core.RegistryOptions) func(op string, args any) (*core.Result, error) {
+	t.Helper()
 	cat, err := core.Assemble(standard.Families()...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{})}, &core.RegistryOptions{Tracer: tracer})
+	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{})}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +99,18 @@ func nativeSessionErr(t *testing.T, tracer ports.CallTracer) func(op string, arg
 	return func(op string, args any) (*core.Result, error) {
 		raw, _ := json.Marshal(args)
 		return s.Call(context.Background(), op, raw, nil)
+	}
+}
+
+// mustCall is call failing t on an error.
+func mustCall(t *testing.T, call func(op string, args any) (*core.Result, error)) func(op string, args any) *core.Result {
+	return func(op string, args any) *core.Result {
+		t.Helper()
+		res, err := call(op, args)
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		return res
 	}
 }
 

@@ -71,16 +71,7 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
-	// export_evidence_bundle's first advertised example writes this
-	// absolute path (overwrite: true), and the tests that call every
-	// example run it: remove what they wrote, never a file that was
-	// there before the tests.
-	const exampleBundle = "/tmp/rea-evidence-bundle.json"
-	_, existed := os.Lstat(exampleBundle)
 	code := m.Run()
-	if existed != nil {
-		os.Remove(exampleBundle)
-	}
 	if left := leftTempDirs(tmp); len(left) > 0 && code == 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: the tests left temporary directories behind: %v\n", left)
 		code = 1
@@ -886,10 +877,14 @@ func TestTypeScriptClientCallsEveryExample(t *testing.T) {
 			is := is.New(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, "node", "testdata/examples.mjs", reaBin, bin, profile)
 			// extract_artifact's {} example keeps its output root by design:
-			// give the server a temporary directory the test removes.
-			cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+			// give the server a temporary directory the test removes. The
+			// examples' paths under /tmp (export_evidence_bundle writes
+			// /tmp/rea-evidence-bundle.json) are replayed under it too: /tmp
+			// is shared by every run of these tests on the machine.
+			dir := t.TempDir()
+			cmd := exec.CommandContext(ctx, "node", "testdata/examples.mjs", reaBin, bin, profile, dir)
+			cmd.Env = append(os.Environ(), "TMPDIR="+dir)
 			out, err := cmd.Output()
 			is.NoErr(err)
 			var s struct {
@@ -928,6 +923,9 @@ func TestTypeScriptClientCallsEveryExample(t *testing.T) {
 			if profile == "compact" {
 				is.True(s.MaxInputSchemaSize <= core.CompactBudget)
 			}
+			// The bundle the export example wrote is this test's own.
+			_, err = os.Stat(filepath.Join(dir, "rea-evidence-bundle.json"))
+			is.NoErr(err)
 		})
 	}
 }

@@ -24,7 +24,6 @@ import (
 
 	"rea/core"
 	"rea/core/process"
-	"rea/core/standard"
 )
 
 // greeter asks for a name, greets it, writes it to out.txt in its working
@@ -259,9 +258,7 @@ func TestCaptureCancelledHasPartialObservation(t *testing.T) {
 	exe := buildC(t, "greeter", greeterC)
 	a, err := wire(noEnv)
 	is.NoErr(err)
-	cat, err := standard.Catalog()
-	is.NoErr(err)
-	s := core.NewSession(cat, a.reg, nil)
+	s := core.NewSession(a.cat, a.reg, nil)
 	defer s.Close(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(700 * time.Millisecond); cancel() }()
@@ -984,4 +981,86 @@ func TestQEMUStubFault(t *testing.T) {
 			t.Errorf("qemuStubFault(%q) = %v", msg, !want)
 		}
 	}
+}
+
+// A program rea may run but not read (mode 0711, another user's) is
+// captured: it runs and its output is observed, but no digest can name the
+// record, so the capture fails with its complete partial observation,
+// which says the executable was not digested and why, claims no digest,
+// and is not retained; the advice says how to make it retainable. Before,
+// it was refused as an executable that could not be resolved, and a
+// failed capture without a digest was reachable only through a fake
+// engine. As root, rea runs without capabilities (setpriv), to which the
+// file of user 65534 is then unreadable.
+func TestCaptureOfAnUnreadableExecutable(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "greeter", greeterC)
+	prog := filepath.Join(t.TempDir(), "greeter")
+	b, err := os.ReadFile(exe)
+	is.NoErr(err)
+	is.NoErr(os.WriteFile(prog, b, 0o700))
+	var cmd []string
+	if os.Geteuid() == 0 {
+		setpriv, err := exec.LookPath("setpriv")
+		if err != nil {
+			t.Skip("setpriv is not installed: as root, rea can read any file")
+		}
+		is.NoErr(os.Chown(prog, 65534, 65534))
+		is.NoErr(os.Chmod(prog, 0o711))
+		cmd = []string{setpriv, "--bounding-set=-all", "--inh-caps=-all", reaBin}
+	} else {
+		is.NoErr(os.Chmod(prog, 0o111))
+		cmd = []string{reaBin}
+	}
+	args, _ := json.Marshal(map[string]any{"executable": prog, "timeout_ms": 10000,
+		"events": []map[string]any{{"type": "input", "at_ms": 300, "data": "rea\n"}}})
+	ctx, cancel := context.WithTimeout(context.Background(), cliLimit)
+	defer cancel()
+	c := exec.CommandContext(ctx, cmd[0], append(cmd[1:], "--format", "json", "call", "capture_process_scenario", string(args))...)
+	c.Dir = t.TempDir()
+	dieWithTests(c)
+	out, err := c.Output()
+	var ee *exec.ExitError
+	is.True(errors.As(err, &ee)) // a failure
+	var r struct {
+		Error struct {
+			Code        string
+			Message     string
+			Remediation struct{ Action string }
+			Details     struct {
+				Partial struct {
+					Limitations []string
+					Capture     struct {
+						Executable struct {
+							SelectedSHA256 *string `json:"selected_sha256"`
+							SHA256         *string
+							Identity       struct{ State, Reason string }
+						}
+						Terminal struct {
+							FinalScreen struct{ Lines []string } `json:"final_screen"`
+						}
+						ParentEvidenceID string `json:"parent_evidence_id"`
+					}
+				} `json:"partial_observation"`
+			}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	is.NoErr(dec.Decode(&r))
+	t.Logf("%s\n%s", r.Error.Message, r.Error.Remediation.Action)
+	is.Equal(r.Error.Code, string(core.CodeProcessCaptureFailed))
+	is.True(strings.Contains(r.Error.Message, "could not be read, so it was not digested"))
+	is.True(strings.Contains(r.Error.Remediation.Action, "readable by the user rea runs as"))
+	po := r.Error.Details.Partial
+	is.Equal(po.Capture.Executable.SelectedSHA256, nil) // no digest is claimed
+	is.Equal(po.Capture.Executable.SHA256, nil)
+	is.Equal(po.Capture.Executable.Identity.State, "unknown")
+	is.True(strings.Contains(po.Capture.Executable.Identity.Reason, "permission denied"))
+	is.Equal(po.Capture.ParentEvidenceID, "") // nothing retained
+	is.True(strings.Contains(strings.Join(po.Capture.Terminal.FinalScreen.Lines, "\n"), "hello rea")) // it ran
+	lims := strings.Join(po.Limitations, "\n")
+	is.True(strings.Contains(lims, "no digest names it"))
+	is.True(strings.Contains(lims, "executable identity unknown: the executable could not be read"))
+	is.True(!strings.Contains(lims, "the executable was digested before the launch"))
+	noDescendants(t)
 }

@@ -235,7 +235,14 @@ func captureError(op string, err error) error {
 		return &core.Error{Code: core.CodeCancelled, Message: op + ": " + err.Error(), Details: details}
 	}
 	e := &core.Error{Code: core.CodeProcessCaptureFailed, Message: op + ": " + err.Error(), Details: details}
-	if ce.Partial != nil && ce.Partial.Exit.Reason == ports.DispositionFailed {
+	switch {
+	case ce.Partial != nil && ce.Partial.Exit.Reason != ports.DispositionFailed && ce.Partial.Executable.SelectedSHA256 == "":
+		// It ran, but rea could not read the file to digest it (executable
+		// and not readable by rea's user): no digest names the record.
+		e.Remediation = "The program ran and details.partial_observation holds what was observed, but rea could not read the executable " +
+			"to digest it, so the capture is not retained as Evidence. To retain it, make the file readable by the user rea runs as, " +
+			"or pass a readable copy of it as executable."
+	case ce.Partial != nil && ce.Partial.Exit.Reason == ports.DispositionFailed:
 		// The engine gives this exit to a program it did not launch: what
 		// to pass instead is mostly another executable, which the generic
 		// advice does not say.

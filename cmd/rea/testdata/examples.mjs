@@ -1,10 +1,20 @@
 // Calls every tool's first advertised example through the official MCP
 // TypeScript client, which validates each success against the tool's output
-// schema. Usage: node examples.mjs /path/to/rea /path/to/binary [full|compact]
+// schema. Usage: node examples.mjs /path/to/rea /path/to/binary [full|compact] [DIR]
+//
+// With DIR, every path under /tmp an example names (export_evidence_bundle
+// writes /tmp/rea-evidence-bundle.json, import_evidence_bundle reads it) is
+// replayed under DIR instead: /tmp is the whole machine's, and two runs of
+// the tests at once would write, read and remove each other's file.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const [rea, target, profile = "full"] = process.argv.slice(2);
+const [rea, target, profile = "full", dir] = process.argv.slice(2);
+const local = (v) =>
+  typeof v === "string" ? (dir && v.startsWith("/tmp/") ? dir + v.slice("/tmp".length) : v)
+  : Array.isArray(v) ? v.map(local)
+  : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, local(x)]))
+  : v;
 const env = { ...process.env, REA_MCP_INPUT_SCHEMA_PROFILE: profile };
 const summary = { profile, calls: [], thrown: [] };
 
@@ -19,7 +29,7 @@ async function connect(env) {
 const full = await connect({ ...process.env, REA_MCP_INPUT_SCHEMA_PROFILE: "full" });
 const fullTools = (await full.listTools()).tools;
 await full.close();
-const examples = Object.fromEntries(fullTools.map((t) => [t.name, t.inputSchema.examples?.[0] ?? {}]));
+const examples = Object.fromEntries(fullTools.map((t) => [t.name, local(t.inputSchema.examples?.[0] ?? {})]));
 
 const client = await connect(env);
 const t0 = performance.now();
