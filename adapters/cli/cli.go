@@ -502,11 +502,7 @@ func (c *callCmd) Run(e *env) error {
 		return err
 	}
 	if e.g.Format == "json" {
-		j, err := res.StructuredJSON()
-		if err != nil {
-			return err
-		}
-		return e.writeJSON(json.RawMessage(j))
+		return writeResult(e.opts.Stdout, res)
 	}
 	return renderResult(e.opts.Stdout, c.Tool, res)
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -132,11 +131,7 @@ func (e *env) runWorkflow(s *core.Session, tool string, args map[string]any) err
 		return err
 	}
 	if e.g.Format == "json" {
-		j, err := res.StructuredJSON()
-		if err != nil {
-			return err
-		}
-		return e.writeJSON(json.RawMessage(j))
+		return writeResult(e.opts.Stdout, res)
 	}
 	return renderResult(e.opts.Stdout, tool, res)
 }
