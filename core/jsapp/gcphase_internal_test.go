@@ -85,13 +85,7 @@ func TestParsePhaseGCTarget(t *testing.T) {
 // process's target at once before), while another call still parses the
 // parse's room applies, and the last phase's end puts the target back.
 func TestHoldKeepsTheParsedHeap(t *testing.T) {
-	if _, set := os.LookupEnv("GOGC"); set {
-		t.Skip("GOGC is set: the parse phase leaves the target alone")
-	}
-	old := debug.SetGCPercent(70)
-	defer debug.SetGCPercent(old)
-	TuneCollector(true)
-	defer TuneCollector(false)
+	tunedAt70(t)
 	runtime.GC()
 	waitFor := func(want func(int) bool) int {
 		deadline := time.Now().Add(time.Minute) // the cleanup runs on its own goroutine
@@ -147,13 +141,7 @@ func TestHoldKeepsTheParsedHeap(t *testing.T) {
 // larger live heap the room is what is live, up to 32 MB (a collection
 // costs about what is live).
 func TestParsePhaseRoomIsBounded(t *testing.T) {
-	if _, set := os.LookupEnv("GOGC"); set {
-		t.Skip("GOGC is set: the parse phase leaves the target alone")
-	}
-	old := debug.SetGCPercent(70)
-	defer debug.SetGCPercent(old)
-	TuneCollector(true)
-	defer TuneCollector(false)
+	tunedAt70(t)
 	big := make([]*[1 << 20]byte, 0, 16)
 	for range cap(big) { // 16 MB live: under the room, so the room sets the target
 		big = append(big, new([1 << 20]byte))
@@ -184,4 +172,16 @@ func TestParsePhaseRoomIsBounded(t *testing.T) {
 	if room < live-live/50 || room > live+live/50 {
 		t.Errorf("over %d MB live the parse's room is %d MB, want what is live", live>>20, room>>20)
 	}
+}
+
+// tunedAt70 sets the process's target to 70% with the tuning on, both put
+// back when t ends; it skips t when GOGC is set.
+func tunedAt70(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set: the parse phase leaves the target alone")
+	}
+	old := debug.SetGCPercent(70)
+	t.Cleanup(func() { debug.SetGCPercent(old) })
+	TuneCollector(true)
+	t.Cleanup(func() { TuneCollector(false) })
 }

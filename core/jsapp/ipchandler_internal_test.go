@@ -46,10 +46,7 @@ func TestIPCHandlersAreFunctions(t *testing.T) {
 		},
 	}
 	res := analyzeOne(t, map[string]string{"package.json": `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": src, "lib.js": "x"}, "main.js", facts)
-	nodes := map[string]*Node{}
-	for _, n := range res.Graph.Nodes {
-		nodes[n.NodeID] = n
-	}
+	nodes := nodesByID(res)
 	handled := map[string]*Node{} // channel -> handler node (the first)
 	var handles = map[string]*Edge{}
 	saves := map[string]bool{}
@@ -124,10 +121,7 @@ func TestIPCHandlerCallsGoFromTheHandler(t *testing.T) {
 		Functions: []ports.JSFunction{{Call: 0, Arg: 1, First: 1, End: 3}},
 	}
 	res := analyzeOne(t, map[string]string{"package.json": `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": src}, "main.js", facts)
-	nodes := map[string]*Node{}
-	for _, n := range res.Graph.Nodes {
-		nodes[n.NodeID] = n
-	}
+	nodes := nodesByID(res)
 	var handler string
 	from := map[string]*Node{} // target label -> source of the edge
 	for _, e := range res.Graph.Edges {
@@ -195,17 +189,9 @@ func TestIPCHandlerImported(t *testing.T) {
 	h := ports.JSFacts{Parsed: true, ModuleType: "commonjs", Exports: []ports.JSExport{
 		{Name: "open", Kind: "commonjs", Offset: int64(strings.Index(hsrc, "open")), Value: ports.JSValueShape{Kind: ports.JSValueAsyncFunction, Params: 2}},
 		{Name: "notFn", Kind: "commonjs", Offset: int64(strings.Index(hsrc, "notFn")), Value: ports.JSValueShape{Kind: ports.JSValueNumber, Params: -1}}}}
-	dir := t.TempDir()
-	for name, text := range map[string]string{"package.json": `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": src, "h.js": hsrc} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := electronApp(t, map[string]string{"main.js": src, "h.js": hsrc})
 	res := analyzedWith(t, dir, filesEngine{facts: map[string]ports.JSFacts{"main.js": main, "h.js": h}})
-	nodes := map[string]*Node{}
-	for _, n := range res.Graph.Nodes {
-		nodes[n.NodeID] = n
-	}
+	nodes := nodesByID(res)
 	handled, defined := map[string]*Node{}, map[string]*Node{}
 	for _, e := range res.Graph.Edges {
 		if e.Relation == "handles" {
@@ -250,17 +236,9 @@ func TestIPCHandlerImportedCallsGoFromIt(t *testing.T) {
 		Imports: []ports.JSImport{{Kind: ports.JSRequire, Specifier: "fs", Offset: at(hsrc, `"fs"`), InModule: -1}},
 		Calls:   []ports.JSCall{write("/tmp/boot.log"), write("/tmp/notes.json")},
 		Exports: []ports.JSExport{{Name: "save", Kind: "commonjs", Offset: at(hsrc, "save"), Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 2}, First: 1, End: 2}}}
-	dir := t.TempDir()
-	for name, text := range map[string]string{"package.json": `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": src, "h.js": hsrc} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := electronApp(t, map[string]string{"main.js": src, "h.js": hsrc})
 	res := analyzedWith(t, dir, filesEngine{facts: map[string]ports.JSFacts{"main.js": main, "h.js": h}})
-	nodes := map[string]*Node{}
-	for _, n := range res.Graph.Nodes {
-		nodes[n.NodeID] = n
-	}
+	nodes := nodesByID(res)
 	var handler string
 	from := map[string]*Node{}
 	for _, e := range res.Graph.Edges {
@@ -317,17 +295,9 @@ func TestIPCHandlerReexported(t *testing.T) {
 		Exports: []ports.JSExport{{Name: "wipe", Kind: "named", Offset: at(msrc, "wipe"), Value: fn, First: 0, End: 1}, {Name: "both", Kind: "named", Offset: at(msrc, "both"), Value: fn}}}
 	osrc := "export function both() {}\n"
 	other := ports.JSFacts{Parsed: true, ModuleType: "esm", Exports: []ports.JSExport{{Name: "both", Kind: "named", Offset: at(osrc, "both"), Value: fn}}}
-	dir := t.TempDir()
-	for name, text := range map[string]string{"package.json": `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`, "main.js": src, "index.js": isrc, "save.js": ssrc, "more.js": msrc, "other.js": osrc} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := electronApp(t, map[string]string{"main.js": src, "index.js": isrc, "save.js": ssrc, "more.js": msrc, "other.js": osrc})
 	res := analyzedWith(t, dir, filesEngine{facts: map[string]ports.JSFacts{"main.js": main, "index.js": index, "save.js": save, "more.js": more, "other.js": other}})
-	nodes := map[string]*Node{}
-	for _, n := range res.Graph.Nodes {
-		nodes[n.NodeID] = n
-	}
+	nodes := nodesByID(res)
 	handled, from := map[string]*Node{}, map[string]*Node{}
 	for _, e := range res.Graph.Edges {
 		if e.Relation == "handles" {
@@ -348,4 +318,27 @@ func TestIPCHandlerReexported(t *testing.T) {
 	if n := handled["both"]; n == nil || n.Kind != "javascript-asset" || n.propString("path") != "main.js" {
 		t.Errorf("both handled by %v, want main.js (two modules pass the name on)", kindOf(n))
 	}
+}
+
+// electronApp writes an Electron app whose package.json names main.js as
+// its entry, with files (name to text), into a new test directory.
+func electronApp(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files["package.json"] = `{"name":"e","main":"main.js","devDependencies":{"electron":"31"}}`
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// nodesByID indexes an analysis's graph nodes by node ID.
+func nodesByID(res *appResult) map[string]*Node {
+	nodes := make(map[string]*Node, len(res.Graph.Nodes))
+	for _, n := range res.Graph.Nodes {
+		nodes[n.NodeID] = n
+	}
+	return nodes
 }
