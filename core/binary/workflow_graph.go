@@ -656,8 +656,8 @@ func opFindCodeForString() *core.Operation {
 					lim = append(lim, "No instruction references the matching strings directly (they may be reached through tables or computed addresses).")
 				}
 			}
-			return &core.Observation{Result: &FindCodeForStringResult{Query: q, CaseSensitive: cs, Strings: hits, Procedures: users,
-				MatchedStrings: matched, Truncated: cut, Operations: budget - ops}, Limitations: lim}, nil
+			return ownStrings(c, &core.Observation{Result: &FindCodeForStringResult{Query: q, CaseSensitive: cs, Strings: hits, Procedures: users,
+				MatchedStrings: matched, Truncated: cut, Operations: budget - ops}, Limitations: lim}, in.MinStringChars), nil
 		},
 	}
 }
@@ -671,13 +671,7 @@ func shortQueryNote(c *core.Call, q string, minChars *int) []string {
 	if a == nil {
 		return nil
 	}
-	var least int
-	switch v := a.Profile().Parameters["min_string_chars"].(type) {
-	case int:
-		least = v
-	case float64: // a profile read back from JSON
-		least = int(v)
-	}
+	least := profileMinChars(a)
 	if minChars != nil {
 		least = *minChars
 	}
