@@ -778,7 +778,11 @@ func opSearchStrings() *core.Operation {
 				}
 			}
 			page := paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))
-			return ownStrings(c, &core.Observation{Result: page, Limitations: pastEnd("offset", page.Offset, page.Total, page.Limit, "matching strings")}, in.MinStringChars), nil
+			lim := pastEnd("offset", page.Offset, page.Total, page.Limit, "matching strings")
+			if page.Total == 0 && in.Mode != "regex" { // a regex's length is not a literal's
+				lim = append(lim, shortQueryNote(c, "pattern", in.Pattern, in.MinStringChars)...)
+			}
+			return ownStrings(c, &core.Observation{Result: page, Limitations: lim}, in.MinStringChars), nil
 		},
 	}
 }
