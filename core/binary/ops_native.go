@@ -559,6 +559,40 @@ func stringLister(c *core.Call, minChars *int) (ports.StringLister, error) {
 		Message: "this provider lists strings of one shortest length only (min_string_chars in analysis_profile.parameters); omit min_string_chars"})
 }
 
+// profileMinChars is the bound profile's min_string_chars (0 when it names
+// none).
+func profileMinChars(a ports.Analysis) int {
+	switch v := a.Profile().Parameters["min_string_chars"].(type) {
+	case int:
+		return v
+	case float64: // a profile read back from JSON
+		return int(v)
+	}
+	return 0
+}
+
+// ownStrings makes obs honest about strings listed at this call's
+// min_string_chars rather than the profile's: the bound analysis_profile
+// did not produce them, and a record names its binding's profile or none,
+// so it names none and says which shortest length did. A call without the
+// argument, or with the profile's own value, keeps the profile (and its
+// evidence ID).
+func ownStrings(c *core.Call, obs *core.Observation, minChars *int) *core.Observation {
+	a, b, _ := c.Bound()
+	if minChars == nil || a == nil || b == nil {
+		return obs
+	}
+	least := profileMinChars(a)
+	if *minChars == least {
+		return obs
+	}
+	info, v := b.Provider.Info(), a.Version()
+	obs.Provider = &core.ProviderRef{ID: info.ID, Name: info.Name, Version: &v}
+	obs.Limitations = append(obs.Limitations, fmt.Sprintf("analysis_profile is null: these strings were listed at min_string_chars %d "+
+		"(parameters), not at the bound analysis profile's %d, so that profile did not produce this result.", *minChars, least))
+	return obs
+}
+
 func opListStrings() *core.Operation {
 	return &core.Operation{
 		Name: "list_strings", Title: "List Strings", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
@@ -582,7 +616,7 @@ func opListStrings() *core.Operation {
 				if err != nil {
 					return nil, err
 				}
-				return &core.Observation{Result: pageOf(all, offset, limit, stringItemOf), Limitations: pastEnd("offset", offset, len(all), limit, "strings")}, nil
+				return ownStrings(c, &core.Observation{Result: pageOf(all, offset, limit, stringItemOf), Limitations: pastEnd("offset", offset, len(all), limit, "strings")}, in.MinStringChars), nil
 			}
 			if in.Address == "" {
 				page, total, err := stringsPage(ctx, c, offset, limit, nil)
@@ -620,7 +654,7 @@ func opListStrings() *core.Operation {
 				lim = append(lim, fmt.Sprintf("No listed string starts at %s (%s); search_strings finds a string by its text, and min_string_chars lowers the shortest length listed.",
 					core.Hex(at), in.Address))
 			}
-			return &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf), Locations: addressLocation(at), Limitations: lim}, nil
+			return ownStrings(c, &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf), Locations: addressLocation(at), Limitations: lim}, in.MinStringChars), nil
 		},
 	}
 }
@@ -744,7 +778,11 @@ func opSearchStrings() *core.Operation {
 				}
 			}
 			page := paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))
-			return &core.Observation{Result: page, Limitations: pastEnd("offset", page.Offset, page.Total, page.Limit, "matching strings")}, nil
+			lim := pastEnd("offset", page.Offset, page.Total, page.Limit, "matching strings")
+			if page.Total == 0 && in.Mode != "regex" { // a regex's length is not a literal's
+				lim = append(lim, shortQueryNote(c, "pattern", in.Pattern, in.MinStringChars)...)
+			}
+			return ownStrings(c, &core.Observation{Result: page, Limitations: lim}, in.MinStringChars), nil
 		},
 	}
 }

@@ -76,3 +76,39 @@ func TestMinStringCharsUnsupported(t *testing.T) {
 		is.True(strings.Contains(ce.Message+ce.Remediation+string(b), "min_string_chars")) // names the argument
 	}
 }
+
+// TestSearchStringsShortPattern: search_strings says, as
+// find_code_for_string does, when nothing matches a pattern shorter than
+// min_string_chars, that a literal that short is not listed and what to
+// pass; a pattern that long, one that matches, or a regex (whose length is
+// no literal's) gets no such note. Before, an exact search for "-a" in
+// /usr/bin/ls answered total 0 and nothing else, as if no such literal
+// were there.
+func TestSearchStringsShortPattern(t *testing.T) {
+	is := is.New(t)
+	s := fakeSession(t, profiledFake{})
+	note := func(args string) (float64, bool) {
+		t.Helper()
+		res, err := s.Call(context.Background(), "search_strings", json.RawMessage(args), nil)
+		is.NoErr(err)
+		var out struct {
+			Total float64 `json:"total"`
+		}
+		is.NoErr(json.Unmarshal(res.Evidence.NormalizedResult, &out))
+		return out.Total, slices.ContainsFunc(res.Evidence.Limitations, func(l string) bool {
+			return strings.Contains(l, "the pattern has 2 characters") && strings.Contains(l, "Pass min_string_chars 2")
+		})
+	}
+	n, said := note(`{"pattern":"-a","mode":"exact"}`)
+	is.Equal(n, float64(0))
+	is.True(said) // 2 characters, below the least listed
+	n, said = note(`{"pattern":"zzzz"}`)
+	is.Equal(n, float64(0))
+	is.True(!said) // as long as the least listed: the string is not there
+	n, said = note(`{"pattern":"al"}`)
+	is.Equal(n, float64(1))
+	is.True(!said) // alpha holds it
+	n, said = note(`{"pattern":"x$","mode":"regex"}`)
+	is.Equal(n, float64(0))
+	is.True(!said) // a regex's length says nothing of a literal's
+}

@@ -245,6 +245,37 @@ func (v *codeView) nativeAPI(ctx context.Context, i int, f ports.Function) (*Nat
 	return api, nil, nil, nil
 }
 
+// inferredAPI points, when no declared signature describes procedure i, to
+// what its code shows instead: the parameters its value flow infers
+// (argument registers and stack slots read before any write) and the call
+// that gives them with their uses. Nothing when the provider computes no
+// value flow for it.
+func (v *codeView) inferredAPI(ctx context.Context, i int) ([]string, error) {
+	a, _, _ := v.c.Bound()
+	vfa, ok := a.(ports.ValueFlowAnalyzer)
+	if !ok {
+		return nil, nil
+	}
+	vf, err := listsOf(a).valueFlow(ctx, vfa, v.procs[i].Address)
+	if err != nil {
+		return nil, ctx.Err() // unsupported or failed: nothing to point to
+	}
+	read := "reads no argument register or stack slot before writing it (no parameter inferred)"
+	if len(vf.Parameters) > 0 {
+		locs := make([]string, len(vf.Parameters))
+		for k, p := range vf.Parameters {
+			locs[k] = p.Location
+		}
+		read = fmt.Sprintf("reads %s before writing %s (inferred parameters)", strings.Join(locs, ", "), map[bool]string{true: "it", false: "them"}[len(locs) == 1])
+	}
+	if vf.Truncated {
+		read += " in the part analysed (the value flow was cut)"
+	}
+	return []string{fmt.Sprintf("No declared signature; inferred from the code instead: %s %s. "+
+		`analyze_function {"procedure":"%s"} gives them with each use (native_value_flow.parameters and parameter_uses).`,
+		v.value(i), read, core.Hex(v.procs[i].Address))}, nil
+}
+
 func residualUnknowns() []string { return []string{"calling_convention", "parameters", "return_type"} }
 
 // nativeAPIJSON encodes native_api: api, else un, else null.
@@ -879,7 +910,7 @@ func opInspectNativeAPI() *core.Operation {
 		Name: "inspect_native_api", Title: "Inspect Native API", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions},
 		Description: "The native interface of one procedure where it can be derived: calling convention, parameters (names, types and register or stack " +
-			"locations), return type and jump tables, from debug information (DWARF); otherwise native_api is unavailable with its reason and the residual unknowns.",
+			"locations), return type and jump tables, from debug information (DWARF); otherwise native_api is unavailable with its reason and the residual unknowns, and a limitation names the parameters analyze_function infers from the code.",
 		Input: core.InputSchema([]string{"procedure"}, procedureProp,
 			`"max_instructions": {"type":"integer","minimum":1,"maximum":5000,"default":500,"description":"Instructions scanned for jump tables (1-5000)."}`,
 			`"max_pseudocode_chars": {"type":"integer","minimum":1,"maximum":100000,"default":20000,"description":"Characters of pseudo-code returned when a decompiler is bound."}`),
@@ -905,6 +936,13 @@ func opInspectNativeAPI() *core.Operation {
 			}
 			if api == nil && noAPI == nil {
 				noAPI = &NativeAPIUnavailable{Available: false, Reason: "The bound provider derives no signatures.", ResidualUnknowns: residualUnknowns()}
+			}
+			if api == nil {
+				more, err := v.inferredAPI(ctx, i)
+				if err != nil {
+					return nil, err
+				}
+				lim = append(lim, more...)
 			}
 			var sig *string
 			if api != nil {

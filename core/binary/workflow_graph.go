@@ -647,7 +647,7 @@ func opFindCodeForString() *core.Operation {
 				lim = append(lim, fmt.Sprintf("%d strings match; %d were followed (limit or max_operations).", matched, len(hits)))
 			}
 			if matched == 0 {
-				lim = append(lim, shortQueryNote(c, q, in.MinStringChars)...)
+				lim = append(lim, shortQueryNote(c, "query", q, in.MinStringChars)...)
 			}
 			if len(hits) > 0 && len(users) == 0 {
 				if len(archLimitations(ctx, c)) > 0 && !decodes(ctx, c) {
@@ -656,8 +656,8 @@ func opFindCodeForString() *core.Operation {
 					lim = append(lim, "No instruction references the matching strings directly (they may be reached through tables or computed addresses).")
 				}
 			}
-			return &core.Observation{Result: &FindCodeForStringResult{Query: q, CaseSensitive: cs, Strings: hits, Procedures: users,
-				MatchedStrings: matched, Truncated: cut, Operations: budget - ops}, Limitations: lim}, nil
+			return ownStrings(c, &core.Observation{Result: &FindCodeForStringResult{Query: q, CaseSensitive: cs, Strings: hits, Procedures: users,
+				MatchedStrings: matched, Truncated: cut, Operations: budget - ops}, Limitations: lim}, in.MinStringChars), nil
 		},
 	}
 }
@@ -666,18 +666,12 @@ func opFindCodeForString() *core.Operation {
 // shortest string listed (minChars when set, else the profile's
 // min_string_chars), that a literal of the query's length alone is not
 // among the strings, and how to list it.
-func shortQueryNote(c *core.Call, q string, minChars *int) []string {
+func shortQueryNote(c *core.Call, arg, q string, minChars *int) []string {
 	a, _, _ := c.Bound()
 	if a == nil {
 		return nil
 	}
-	var least int
-	switch v := a.Profile().Parameters["min_string_chars"].(type) {
-	case int:
-		least = v
-	case float64: // a profile read back from JSON
-		least = int(v)
-	}
+	least := profileMinChars(a)
 	if minChars != nil {
 		least = *minChars
 	}
@@ -689,8 +683,8 @@ func shortQueryNote(c *core.Call, q string, minChars *int) []string {
 	if n < 2 {
 		how = "Strings of one character are never listed (min_string_chars is at least 2); if the literal's address is known, xrefs on it finds the code."
 	}
-	return []string{fmt.Sprintf("No string matched, and the query has %d characters: only strings of at least %d are listed "+
-		"(min_string_chars), so a literal of %q alone is not searched, only longer strings holding it. ", n, least, q) + how}
+	return []string{fmt.Sprintf("No string matched, and the %s has %d characters: only strings of at least %d are listed "+
+		"(min_string_chars), so a literal of %q alone is not searched, only longer strings holding it. ", arg, n, least, q) + how}
 }
 
 func opTraceCallPath() *core.Operation {
