@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -136,6 +137,9 @@ type Observation struct {
 	// analysis_profile.
 	Subject  *Subject
 	Provider *ProviderRef
+	// Profile, when set, replaces a bound session's analysis profile: the
+	// call ran with other parameters than the profile it bound.
+	Profile *Profile
 	// Environment is where a dynamic observation ran (a browser), or nil.
 	Environment *Environment
 }
@@ -371,7 +375,7 @@ func (s *Session) seal(op *Operation, args map[string]any, obs *Observation, sna
 		info := b.Provider.Info()
 		v := prof.Provider.Version
 		ev.Provider = ProviderRef{ID: info.ID, Name: info.Name, Version: &v}
-		ev.AnalysisProfile = prof
+		ev.AnalysisProfile = cmp.Or(obs.Profile, prof)
 	default:
 		ev.Provider = s.reaProvider()
 	}

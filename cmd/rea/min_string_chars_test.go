@@ -49,8 +49,8 @@ func TestMCPStringToolsMinStringChars(t *testing.T) {
 	}
 	is.Equal(search(map[string]any{"pattern": "ok", "mode": "exact", "min_string_chars": 2}), float64(1))
 	is.Equal(search(map[string]any{"pattern": "ok", "mode": "exact"}), float64(0)) // the profile's list, as before
-	// The record names the profile that produced it: none at 2 (the bound
-	// one lists at 4), the bound one without the argument.
+	// The record names the profile that produced it: at 2 the bound one
+	// with min_string_chars 2, the bound one without the argument.
 	for op, args := range map[string]map[string]any{
 		"find_code_for_string": {"query": "ok"}, "search_strings": {"pattern": "ok"}, "list_strings": {"limit": 1},
 	} {
@@ -59,8 +59,9 @@ func TestMCPStringToolsMinStringChars(t *testing.T) {
 		is.True(strings.Contains(string(ev.AnalysisProfile.Parameters), `"min_string_chars":4`))
 		args["min_string_chars"] = 2
 		ev, _ = evidence(t, call(t, cs, op, args))
-		is.True(ev.AnalysisProfile == nil)                                                           // not the profile's 4
-		is.True(strings.Contains(strings.Join(ev.Limitations, " "), "listed at min_string_chars 2")) // says what was
+		is.True(ev.AnalysisProfile != nil)
+		is.True(strings.Contains(string(ev.AnalysisProfile.Parameters), `"min_string_chars":2`))     // the profile that listed them
+		is.True(strings.Contains(strings.Join(ev.Limitations, " "), "Listed at min_string_chars 2")) // says so
 	}
 	r := call(t, cs, "search_strings", map[string]any{"pattern": "ok", "min_string_chars": 1})
 	is.True(r.isError)

@@ -34,8 +34,8 @@ func (s shortStrings) Strings(ctx context.Context) ([]ports.String, error) {
 // TestMinStringCharsProfile: a string tool's record names the analysis
 // profile that produced it. Called with min_string_chars 2, list_strings,
 // search_strings and find_code_for_string list strings the bound profile
-// (min_string_chars 4) does not, so the record names no profile and says
-// which shortest length was used; without the argument, or with the
+// (min_string_chars 4) does not, so the record names the bound profile
+// with min_string_chars 2 and says so; without the argument, or with the
 // profile's own 4, it names the bound profile as before. Before, every
 // record named the profile's min_string_chars 4 whatever was passed.
 func TestMinStringCharsProfile(t *testing.T) {
@@ -55,7 +55,7 @@ func TestMinStringCharsProfile(t *testing.T) {
 	}
 	said := func(lim []string) bool {
 		return slices.ContainsFunc(lim, func(l string) bool {
-			return strings.Contains(l, "min_string_chars 2") && strings.Contains(l, "analysis_profile is null")
+			return strings.Contains(l, "Listed at min_string_chars 2") && strings.Contains(l, "profile's 4")
 		})
 	}
 	for _, tc := range []struct{ op, args string }{
@@ -69,8 +69,8 @@ func TestMinStringCharsProfile(t *testing.T) {
 		is.True(!said(lim))
 		with := func(n string) string { return "{" + tc.args + `,"min_string_chars":` + n + "}" }
 		m, lim = profileOf(tc.op, with("2"))
-		is.True(m != float64(4)) // not the profile that listed at 4
-		is.True(said(lim))       // says the length that was used
+		is.Equal(m, float64(2)) // the profile that listed at 2
+		is.True(said(lim))      // says the length that was used
 		m, lim = profileOf(tc.op, with("4"))
 		is.Equal(m, float64(4)) // the profile's own length: its profile
 		is.True(!said(lim))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -573,10 +574,9 @@ func profileMinChars(a ports.Analysis) int {
 
 // ownStrings makes obs honest about strings listed at this call's
 // min_string_chars rather than the profile's: the bound analysis_profile
-// did not produce them, and a record names its binding's profile or none,
-// so it names none and says which shortest length did. A call without the
-// argument, or with the profile's own value, keeps the profile (and its
-// evidence ID).
+// did not produce them, so the record names the bound profile with this
+// min_string_chars, and says so. A call without the argument, or with the
+// profile's own value, keeps the profile (and its evidence ID).
 func ownStrings(c *core.Call, obs *core.Observation, minChars *int) *core.Observation {
 	a, b, _ := c.Bound()
 	if minChars == nil || a == nil || b == nil {
@@ -586,10 +586,21 @@ func ownStrings(c *core.Call, obs *core.Observation, minChars *int) *core.Observ
 	if *minChars == least {
 		return obs
 	}
-	info, v := b.Provider.Info(), a.Version()
-	obs.Provider = &core.ProviderRef{ID: info.ID, Name: info.Name, Version: &v}
-	obs.Limitations = append(obs.Limitations, fmt.Sprintf("analysis_profile is null: these strings were listed at min_string_chars %d "+
-		"(parameters), not at the bound analysis profile's %d, so that profile did not produce this result.", *minChars, least))
+	pp, info := a.Profile(), b.Provider.Info()
+	params := maps.Clone(pp.Parameters)
+	if params == nil {
+		params = map[string]any{}
+	}
+	params["min_string_chars"] = *minChars
+	prof, err := core.NewProfile(core.ProfileProvider{ID: info.ID, Name: info.Name, Version: a.Version()}, max(pp.SchemaVersion, 1), params)
+	if err != nil { // not expected: the bound profile's own parameters passed the same check
+		v := a.Version()
+		obs.Provider = &core.ProviderRef{ID: info.ID, Name: info.Name, Version: &v}
+		obs.Limitations = append(obs.Limitations, fmt.Sprintf("analysis_profile is null: these strings were listed at min_string_chars %d, not at the bound profile's %d.", *minChars, least))
+		return obs
+	}
+	obs.Profile = prof
+	obs.Limitations = append(obs.Limitations, fmt.Sprintf("Listed at min_string_chars %d, not at the bound analysis profile's %d: analysis_profile names the parameters that produced these strings.", *minChars, least))
 	return obs
 }
 
