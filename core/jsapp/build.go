@@ -1431,8 +1431,8 @@ func keyExpression(key string, v ports.JSValue) string {
 }
 
 // exprText is an argument as the source writes it, as far as the parse
-// kept it: names, member paths, literals, calls with their arguments and
-// templates; "…" for anything else.
+// kept it: names, member paths, literals, calls with their arguments,
+// templates and arrays; "…" for anything else.
 func exprText(v ports.JSValue, depth int) string {
 	switch v.Kind {
 	case ports.JSValString:
@@ -1465,6 +1465,18 @@ func exprText(v ports.JSValue, depth int) string {
 		return s + ")"
 	case ports.JSValTemplate:
 		return "`" + keyExpression(v.Value, v) + "`"
+	case ports.JSValArray:
+		if depth >= 3 && len(v.Items) > 0 {
+			return "[…]"
+		}
+		s := "["
+		for i, a := range v.Items {
+			if i > 0 {
+				s += ", "
+			}
+			s += exprText(a, depth+1)
+		}
+		return s + "]"
 	}
 	return "…"
 }
