@@ -1,11 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"rea/core"
 	"rea/core/jsapp"
 )
 
@@ -100,5 +103,89 @@ spawn("long", ["` + strings.Repeat("x", 200) + `"]);
 	}
 	if !literal[`child_process.spawn("git", ["status"])`] || literal[`child_process.spawn("git", ["push", remote])`] {
 		t.Errorf("literal %v: want a constant command literal, a computed one not", literal)
+	}
+}
+
+// A system API on a traced path is an obligation: the rebuilt app must
+// make that call. A constant one (openExternal of a fixed URL) is
+// evidenced and covered only by the same call; a computed one (exec(cmd))
+// is partial, its argument known only as the source writes it, and
+// covered by a call to the same API. Before, the ledger left system APIs
+// out, so a re-implementation that no longer ran the command covered all.
+func TestLedgerObligesSystemAPIs(t *testing.T) {
+	v1 := map[string]string{
+		"package.json": `{"name":"ob","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": `const { ipcMain, shell } = require("electron");
+const { exec } = require("child_process");
+ipcMain.handle("run", (event, cmd) => exec(cmd));
+ipcMain.handle("help", () => shell.openExternal("https://example.com/help"));
+`,
+	}
+	v2 := maps.Clone(v1)
+	v2["main.js"] = `const { ipcMain, shell } = require("electron");
+const { exec } = require("child_process");
+ipcMain.handle("run", (event, command) => exec(command));
+ipcMain.handle("help", () => shell.openExternal("https://example.com/other"));
+`
+	v3 := maps.Clone(v1)
+	v3["main.js"] = `const { ipcMain, shell } = require("electron");
+ipcMain.handle("run", (event, cmd) => 0);
+ipcMain.handle("help", () => shell.openExternal("https://example.com/help"));
+`
+	s := jaSession(t)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	a1 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, v1)})
+	tr := jaCall(t, s, "trace_application_feature", map[string]any{"application": ref(a1), "seed": map[string]any{"kind": "module", "value": "main.js"}})
+	ledger := jaCall(t, s, "build_reconstruction_obligation_ledger", map[string]any{"application": ref(a1), "trace": ref(tr)})
+	var led struct {
+		Obligations []struct {
+			Kind, Requirement, Status string
+		} `json:"obligations"`
+	}
+	if err := json.Unmarshal(ledger.NormalizedResult, &led); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range led.Obligations {
+		if o.Kind == "system-api" {
+			got = append(got, o.Requirement+": "+o.Status)
+		}
+	}
+	sort.Strings(got)
+	want := []string{"call child_process.exec(cmd): partial", `call shell.openExternal("https://example.com/help"): evidenced`}
+	if !slices.Equal(got, want) {
+		t.Errorf("system-api obligations %q, want %q", got, want)
+	}
+	coverage := func(app map[string]string) []string {
+		a := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, app)})
+		ev := jaCall(t, s, "evaluate_reconstruction_coverage", map[string]any{"ledger": ref(ledger), "reconstruction": ref(a)})
+		var cov struct {
+			Items []struct{ Kind, Key, Status string } `json:"items"`
+		}
+		if err := json.Unmarshal(ev.NormalizedResult, &cov); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, it := range cov.Items {
+			if it.Kind == "system-api" {
+				out = append(out, it.Key+" "+it.Status)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	for name, c := range map[string]struct {
+		app  map[string]string
+		want []string
+	}{
+		"itself":              {v1, []string{"child_process.exec covered", `shell.openExternal("https://example.com/help") covered`}},
+		"renamed, other URL":  {v2, []string{"child_process.exec covered", `shell.openExternal("https://example.com/help") missing`}},
+		"no longer runs cmds": {v3, []string{"child_process.exec missing", `shell.openExternal("https://example.com/help") covered`}},
+	} {
+		if got := coverage(c.app); !slices.Equal(got, c.want) {
+			t.Errorf("%s: coverage %q, want %q", name, got, c.want)
+		}
 	}
 }
