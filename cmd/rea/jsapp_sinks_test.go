@@ -189,3 +189,33 @@ ipcMain.handle("help", () => shell.openExternal("https://example.com/help"));
 		}
 	}
 }
+
+// An incoming trace from a system API crosses the preload into the
+// renderer that calls the API it exposes: shell.openExternal(url) < the
+// handler < the channel < preload.js < window.notes < renderer.js. The
+// exposes edge points from the preload to the API, so before, the trace
+// stopped at the preload and its window and never named the renderer.
+func TestIncomingTraceCrossesThePreloadToTheRenderer(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"open","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": `const { app, BrowserWindow, ipcMain, shell } = require("electron");
+const path = require("path");
+app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: path.join(__dirname, "preload.js") } }).loadFile("index.html"));
+ipcMain.handle("notes:open", (event, url) => shell.openExternal(url));
+`,
+		"preload.js": `const { contextBridge, ipcRenderer } = require("electron");
+contextBridge.exposeInMainWorld("notes", { open: (url) => ipcRenderer.invoke("notes:open", url) });
+`,
+		"index.html":  `<!doctype html><script src="renderer.js"></script>`,
+		"renderer.js": "document.querySelector(\"a\").onclick = (e) => window.notes.open(e.target.href);\n",
+	})})
+	var got []string
+	for _, p := range traceOf(t, s, ev, map[string]any{"kind": "string", "value": "shell.openExternal", "match": "prefix"}, "incoming") {
+		got = append(got, strings.Join(p.Labels, " < ")+" | "+strings.Join(p.Relations, ", "))
+	}
+	want := `shell.openExternal(url) < function ipcMain.handle("notes:open") handler in main.js < ipc notes:open < preload.js < window.notes {open} < renderer.js < renderer process index.html | calls by, handles by, invokes by, exposes, calls by, loads by`
+	if !slices.Contains(got, want) {
+		t.Errorf("incoming trace from shell.openExternal:\n got %q\nwant a path %q", got, want)
+	}
+}
