@@ -162,7 +162,7 @@ child.fork("./w.js");
 	}
 	sort.Strings(got)
 	want := []string{`child_process.execFile("/bin/true")`, "child_process.execFileSync(tool)", `child_process.execSync("git status")`,
-		`child_process.fork("./w.js")`, `child_process.spawn("ls")`, "shell.openPath(p)", "shell.showItemInFolder(`${dir}/out.txt`)"}
+		`child_process.fork("./w.js")`, `child_process.spawn("ls", ["-la"])`, "shell.openPath(p)", "shell.showItemInFolder(`${dir}/out.txt`)"}
 	if !slices.Equal(got, want) {
 		t.Errorf("system APIs:\n got %q\nwant %q", got, want)
 	}

@@ -1277,7 +1277,12 @@ func isHTTPMethod(s string) bool {
 
 var fsOps = map[string]bool{"readFile": true, "readFileSync": true, "writeFile": true, "writeFileSync": true, "appendFile": true,
 	"appendFileSync": true, "existsSync": true, "mkdir": true, "mkdirSync": true, "readdir": true, "readdirSync": true, "unlink": true,
-	"unlinkSync": true, "createReadStream": true, "createWriteStream": true, "rm": true, "rmSync": true, "stat": true, "statSync": true}
+	"unlinkSync": true, "createReadStream": true, "createWriteStream": true, "rm": true, "rmSync": true, "stat": true, "statSync": true,
+	"rename": true, "renameSync": true, "copyFile": true, "copyFileSync": true}
+
+// fsTwoPathOps are fsOps whose first two arguments are both paths (from,
+// to): each is a storage node the call reaches.
+var fsTwoPathOps = map[string]bool{"rename": true, "renameSync": true, "copyFile": true, "copyFileSync": true}
 
 // storageArea says which storage a call reaches (localStorage,
 // sessionStorage, indexedDB, fs) and with which operation, or "".
@@ -1307,6 +1312,19 @@ func isStorageCall(c ports.JSCall) bool {
 
 func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 	area, op := storageArea(c)
+	if area == "" {
+		return
+	}
+	b.storageKey(a, c, area, op, 0)
+	if area == "fs" && fsTwoPathOps[op] && len(c.Args) > 1 {
+		b.storageKey(a, c, area, op, 1) // the destination: rename(from, to)
+	}
+}
+
+// storageKey records the storage node call c of asset a reaches in area
+// with operation op through its argument i (the key or path; for a
+// two-path fs call, 0 is the source and 1 the destination).
+func (b *jsappBuilder) storageKey(a *jsAsset, c ports.JSCall, area, op string, i int) {
 	var key string
 	var off int64 = c.Offset
 	switch area {
@@ -1319,20 +1337,19 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 			key = "${}"
 		}
 	case "fs":
-		if len(c.Args) > 0 {
-			if p, ok := b.pathValue(a, c.Args[0], path.Dir(a.path)); ok && c.Args[0].Kind != ports.JSValString {
+		if len(c.Args) > i {
+			arg := c.Args[i]
+			if p, ok := b.pathValue(a, arg, path.Dir(a.path)); ok && arg.Kind != ports.JSValString {
 				key = p
-			} else if c.Args[0].Kind == ports.JSValString || c.Args[0].Kind == ports.JSValTemplate {
-				key = c.Args[0].Value
+			} else if arg.Kind == ports.JSValString || arg.Kind == ports.JSValTemplate {
+				key = arg.Value
 			} else {
 				key = "${}"
 			}
-			if c.Args[0].Offset >= 0 {
-				off = c.Args[0].Offset
+			if arg.Offset >= 0 {
+				off = arg.Offset
 			}
 		}
-	default:
-		return
 	}
 	name := area
 	if key != "" {
@@ -1344,16 +1361,19 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 	// another file is another value.
 	props := map[string]any{"area": area, "key": key}
 	label, ident, expr := name, name, ""
-	if strings.Contains(key, "${}") && len(c.Args) > 0 {
-		expr = keyExpression(key, c.Args[0])
+	if strings.Contains(key, "${}") && len(c.Args) > i {
+		expr = keyExpression(key, c.Args[i])
 		props["expression"] = expr
 		label = area + ":" + expr
 		ident = label + " in " + a.path
 	}
 	id := b.g.node("storage", b.localKey("storage", ident), label, props, b.at(a, off))
 	eprops := map[string]any{"api": c.Callee, "operation": op}
-	if key == "${}" && len(c.Args) > 0 {
-		if s := argumentText(c.Args[0]); s != "" {
+	if fsTwoPathOps[op] && area == "fs" {
+		eprops["role"] = [...]string{"source", "destination"}[i]
+	}
+	if key == "${}" && len(c.Args) > i {
+		if s := argumentText(c.Args[i]); s != "" {
 			eprops["argument"] = s // what the key is known as: fs.writeFileSync(p)
 		}
 	}
@@ -1411,8 +1431,8 @@ func keyExpression(key string, v ports.JSValue) string {
 }
 
 // exprText is an argument as the source writes it, as far as the parse
-// kept it: names, member paths, literals, calls with their arguments and
-// templates; "…" for anything else.
+// kept it: names, member paths, literals, calls with their arguments,
+// templates and arrays; "…" for anything else.
 func exprText(v ports.JSValue, depth int) string {
 	switch v.Kind {
 	case ports.JSValString:
@@ -1445,6 +1465,18 @@ func exprText(v ports.JSValue, depth int) string {
 		return s + ")"
 	case ports.JSValTemplate:
 		return "`" + keyExpression(v.Value, v) + "`"
+	case ports.JSValArray:
+		if depth >= 3 && len(v.Items) > 0 {
+			return "[…]"
+		}
+		s := "["
+		for i, a := range v.Items {
+			if i > 0 {
+				s += ", "
+			}
+			s += exprText(a, depth+1)
+		}
+		return s + "]"
 	}
 	return "…"
 }

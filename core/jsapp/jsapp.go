@@ -59,7 +59,7 @@ var jsappCallSelector = &ports.JSCallSelector{
 		"setItem", "getItem", "removeItem", "clear",
 		"readFile", "readFileSync", "writeFile", "writeFileSync", "appendFile", "appendFileSync", "existsSync",
 		"mkdir", "mkdirSync", "readdir", "readdirSync", "unlink", "unlinkSync", "createReadStream", "createWriteStream",
-		"rm", "rmSync", "stat", "statSync", "whenReady", "register",
+		"rm", "rmSync", "stat", "statSync", "rename", "renameSync", "copyFile", "copyFileSync", "whenReady", "register",
 		"openExternal", "openPath", "showItemInFolder", // shell's (sinks.go)
 	},
 	// child_process's calls (sinks.go) by their module: exec is a RegExp's

@@ -270,8 +270,12 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			}
 		}
 		if dir == "incoming" {
+			// A preload's exposes edge points to the API it exposes, but
+			// what calls the API calls into the preload: an incoming trace
+			// goes on from the preload to its APIs and so to the renderers
+			// that call them (window.notes.open).
 			for _, e := range ix.out[st.node] {
-				if e.Relation == "defined_in" {
+				if e.Relation == "defined_in" || e.Relation == "exposes" {
 					next = append(next, e)
 				}
 			}

@@ -24,7 +24,7 @@ func opBuildReconstructionLedger() *core.Operation {
 		Title: "Build Reconstruction Obligation Ledger",
 		Description: "From a trace_application_feature result and the application it traced (each inline or retained), list what a " +
 			"re-implementation must provide: modules, IPC channels (with their handler and sender sides), context-bridge APIs, endpoints, " +
-			"storage, workers, native exports and Electron processes on the traced paths, each with the evidence that supports it and " +
+			"storage, system APIs, workers, native exports and Electron processes on the traced paths, each with the evidence that supports it and " +
 			"whether that evidence is complete (evidenced), partial or unknown.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
@@ -47,7 +47,7 @@ var obligationKinds = map[string]string{
 	"ipc-channel": "ipc-channel", "context-bridge-api": "bridge-api", "endpoint": "endpoint", "target": "endpoint",
 	"storage": "storage", "worker": "worker", "service-worker": "worker", "native-export": "native-export", "native-addon": "native-addon",
 	"electron-main": "process", "electron-preload": "process", "electron-renderer": "process", "electron-utility": "process",
-	"browser-window": "window",
+	"browser-window": "window", "system-api": "system-api",
 }
 
 func handleBuildLedger(ctx context.Context, c *core.Call) (any, error) {
@@ -191,6 +191,20 @@ func obligation(ix *appIndex, n *Node, kind string) map[string]any {
 		req = "provide native add-on " + n.propString("path")
 		match["path"] = n.propString("path")
 		status = "unknown"
+	case "system-api":
+		// A call the code makes to the system (sinks.go). With constant
+		// arguments the rebuilt app must make that very call; with a
+		// computed one it must call the API, and what it hands it is
+		// known here only as the source writes it: partial.
+		req = "call " + n.label()
+		match["api"] = n.propString("api")
+		lit, _ := n.prop("literal").(bool)
+		match["literal"] = lit
+		if lit {
+			match["call"] = n.label()
+		} else {
+			status = "partial"
+		}
 	case "browser-window":
 		req = "create a browser window"
 		for _, k := range []string{"contextIsolation", "nodeIntegration", "sandbox"} {
@@ -336,6 +350,11 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 			put("process", n.propString("role"))
 		case "browser-window":
 			put("window", "window")
+		case "system-api":
+			put("system-api", n.propString("api"))
+			if lit, _ := n.prop("literal").(bool); lit {
+				put("system-api", n.label())
+			}
 		}
 	}
 	var items []CoverageItem
@@ -372,6 +391,13 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 			key = fmt.Sprint(m["role"])
 		case "window":
 			key = "window"
+		case "system-api":
+			// A constant call by itself; a computed one by its API (the
+			// reconstruction's expression need not read the same).
+			key = fmt.Sprint(m["api"])
+			if lit, _ := m["literal"].(bool); lit {
+				key = fmt.Sprint(m["call"])
+			}
 		}
 		status, at := "missing", key
 		if kind == "module" || kind == "native-addon" {

@@ -54,27 +54,25 @@ func (b *jsappBuilder) systemCall(a *jsAsset, c ports.JSCall) {
 }
 
 // systemNode adds the system-api node of call c to api and the calls edge
-// to it. A literal argument is one node wherever it is written; a
+// to it. The node is labelled with the arguments as the source writes
+// them (systemArguments): spawn("git", ["push", remote]). One whose
+// arguments are all literal is one node wherever it is written; a
 // computed one is known by its expression in its file.
 func (b *jsappBuilder) systemNode(a *jsAsset, c ports.JSCall, api string) {
-	arg, literal := "", false
+	arg, args, literal := systemArguments(c)
 	off := c.Offset
-	if len(c.Args) > 0 {
-		arg = argumentText(c.Args[0])
-		literal = c.Args[0].Kind == ports.JSValString
-		if c.Args[0].Offset >= 0 {
-			off = c.Args[0].Offset
-		}
+	if len(c.Args) > 0 && c.Args[0].Offset >= 0 {
+		off = c.Args[0].Offset
 	}
-	if arg == "" {
-		arg = "…"
-	}
-	label := api + "(" + arg + ")"
+	label := api + "(" + args + ")"
 	ident := label
 	if !literal {
 		ident += " in " + a.path
 	}
 	props := map[string]any{"api": api, "argument": arg, "literal": literal}
+	if args != arg {
+		props["arguments"] = args
+	}
 	id := b.g.node("system-api", b.localKey("system-api", ident), label, props, b.at(a, off))
 	if id == "" {
 		return
@@ -84,4 +82,53 @@ func (b *jsappBuilder) systemNode(a *jsAsset, c ports.JSCall, api string) {
 	}
 	b.systems[ident] = true
 	b.callEdge(a, c, id, "calls", map[string]any{"callee": c.Callee, "api": api}, b.atCall(a, c, off))
+}
+
+// systemArguments is what call c hands the system: its first argument
+// (the URL, path, command or program) and all its arguments as the source
+// writes them (exprText; "…" for one the parse kept nothing of, and none
+// of those at the end: a callback, an options object), at most
+// maxExpressionBytes; literal when every argument is a constant.
+func systemArguments(c ports.JSCall) (first, all string, literal bool) {
+	texts := make([]string, 0, len(c.Args))
+	literal = len(c.Args) > 0
+	for _, v := range c.Args {
+		texts = append(texts, exprText(v, 0))
+	}
+	for len(texts) > 0 && texts[len(texts)-1] == "…" {
+		texts = texts[:len(texts)-1]
+	}
+	for _, v := range c.Args[:len(texts)] {
+		literal = literal && constantValue(v, 0)
+	}
+	if len(c.Args) > 0 {
+		first = argumentText(c.Args[0])
+	}
+	if first == "" {
+		first = "…"
+	}
+	if len(texts) == 0 {
+		return first, "…", false
+	}
+	return first, boundText(strings.Join(texts, ", ")), literal
+}
+
+// constantValue reports a value the source writes out in full: a string,
+// number, boolean or null, or an array of them.
+func constantValue(v ports.JSValue, depth int) bool {
+	switch v.Kind {
+	case ports.JSValString, ports.JSValNumber, ports.JSValBool, ports.JSValNull:
+		return true
+	case ports.JSValArray:
+		if depth >= 3 {
+			return false
+		}
+		for _, it := range v.Items {
+			if !constantValue(it, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
