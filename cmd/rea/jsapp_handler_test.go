@@ -99,7 +99,9 @@ func TestHandlersReachSystemAPIs(t *testing.T) {
 		sort.Strings(got)
 		return got
 	}
-	handler := func(ch string) string { return `ipc ` + ch + ` > function ipcMain.handle("` + ch + `") handler in main.js` }
+	handler := func(ch string) string {
+		return `ipc ` + ch + ` > function ipcMain.handle("` + ch + `") handler in main.js`
+	}
 	for ch, want := range map[string][]string{
 		"open-url": {handler("open-url") + " > main.js", handler("open-url") + " > shell.openExternal(url)"},
 		"run":      {handler("run") + " > child_process.exec(cmd)", handler("run") + " > main.js"},

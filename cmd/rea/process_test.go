@@ -1056,7 +1056,7 @@ func TestCaptureOfAnUnreadableExecutable(t *testing.T) {
 	is.Equal(po.Capture.Executable.SHA256, nil)
 	is.Equal(po.Capture.Executable.Identity.State, "unknown")
 	is.True(strings.Contains(po.Capture.Executable.Identity.Reason, "permission denied"))
-	is.Equal(po.Capture.ParentEvidenceID, "") // nothing retained
+	is.Equal(po.Capture.ParentEvidenceID, "")                                                         // nothing retained
 	is.True(strings.Contains(strings.Join(po.Capture.Terminal.FinalScreen.Lines, "\n"), "hello rea")) // it ran
 	lims := strings.Join(po.Limitations, "\n")
 	is.True(strings.Contains(lims, "no digest names it"))
