@@ -430,12 +430,14 @@ type walker struct {
 	fnArgs    map[tjs.INode][]int // an argument's function -> its fnPending entries
 	fnPending []fnArg
 	fnOpen    []fnOpen
-	fnDecls   map[*tjs.Var][2]int    // the calls each declared function holds
-	fnDeclAt  map[*tjs.Var]int64     // where each declared function's declaration names it
-	constFns  map[*tjs.Var]tjs.INode // const bindings to a function expression
-	fnNamed   map[tjs.INode]*tjs.Var // and back
-	fnExports map[tjs.INode][2]int   // function expressions exports name, and the calls each holds
-	cursor    int                    // past the last token of the file the walk met (declName)
+	fnDecls   map[*tjs.Var][2]int          // the calls each declared function holds
+	fnDeclAt  map[*tjs.Var]int64           // where each declared function's declaration names it
+	constFns  map[*tjs.Var]tjs.INode       // const bindings to a function expression
+	fnNamed   map[tjs.INode]*tjs.Var       // and back
+	constObjs map[*tjs.Var]*tjs.ObjectExpr // const bindings to an object literal with function members
+	fnMembers map[tjs.INode][2]int         // those members, and the calls each holds
+	fnExports map[tjs.INode][2]int         // function expressions exports name, and the calls each holds
+	cursor    int                          // past the last token of the file the walk met (declName)
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
@@ -1473,6 +1475,14 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 			v.Kind, v.Value, v.Offset = ports.JSValFunction, string(r.Data), w.varOffset(r)
 			return v
 		}
+		if d, ok := x.(*tjs.DotExpr); ok && len(w.constObjs) > 0 {
+			if _, key, name := w.memberFunc(d); key != nil {
+				// A function member of a const object literal, passed by
+				// its member path: the function, at its key.
+				v.Kind, v.Value, v.Offset = ports.JSValFunction, name, w.offsetOf(key)
+				return v
+			}
+		}
 		if c, ok := w.constOf(x); ok {
 			v.Kind, v.Value, v.Offset = ports.JSValString, c.value, c.offset
 			return v
@@ -1586,6 +1596,7 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 			if v, ok := b.Binding.(*tjs.Var); ok {
 				w.noteConst(v, b.Default, false)
 				w.noteConstFunc(v, b.Default)
+				w.noteConstObject(v, b.Default)
 			}
 		}
 		// esbuild: var require_x = __commonJS({...}); var init_x = __esm({...})

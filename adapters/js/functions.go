@@ -65,6 +65,18 @@ func (w *walker) noteFuncArgs(args []tjs.Arg) {
 			w.fnArgs[t] = append(w.fnArgs[t], len(w.fnPending))
 		case *tjs.Var:
 			fa.v = root(t)
+		case *tjs.DotExpr:
+			fn, _, _ := w.memberFunc(t)
+			if fn == nil {
+				continue
+			}
+			// Walked before the call, as a const is declared before its
+			// use; still open when the call is in the member itself.
+			fa.node, fa.span = fn, w.fnMembers[fn]
+			if w.fnArgs == nil {
+				w.fnArgs = map[tjs.INode][]int{}
+			}
+			w.fnArgs[fn] = append(w.fnArgs[fn], len(w.fnPending))
 		default:
 			continue
 		}
@@ -101,6 +113,8 @@ func (w *walker) enterFunc(n tjs.INode) {
 	} else if _, ok := w.fnNamed[n]; ok {
 		w.fnOpen = append(w.fnOpen, fnOpen{n, len(w.f.Calls)})
 	} else if _, ok := w.fnExports[n]; ok {
+		w.fnOpen = append(w.fnOpen, fnOpen{n, len(w.f.Calls)})
+	} else if _, ok := w.fnMembers[n]; ok {
 		w.fnOpen = append(w.fnOpen, fnOpen{n, len(w.f.Calls)})
 	}
 }
@@ -196,6 +210,9 @@ func (w *walker) exitFunc(n tjs.INode) {
 	if _, ok := w.fnExports[n]; ok {
 		w.fnExports[n] = span
 	}
+	if _, ok := w.fnMembers[n]; ok {
+		w.fnMembers[n] = span
+	}
 	var v *tjs.Var
 	if d, ok := n.(*tjs.FuncDecl); ok && d.Name != nil && root(d.Name).Decl == tjs.FunctionDecl {
 		v = root(d.Name)
@@ -231,6 +248,100 @@ func (w *walker) resolveFunctions() {
 	}
 	// fnDecls and fnExports stay for the exports' bodies (exportedBody).
 	w.fnPending, w.fnArgs, w.fnOpen, w.fnDeclAt, w.constFns, w.fnNamed = nil, nil, nil, nil, nil, nil
+	w.constObjs, w.fnMembers = nil, nil
+}
+
+// noteConstObject notes const v = an object literal with function members
+// (open(e, p) {...}, save: async (e, p) => {...}): the walk enters the
+// literal next and notes the calls each member holds (fnMembers), so that
+// a member passed by its path later (handlers.open, memberFunc) is that
+// function, as a const function passed by name is (noteConstFunc).
+func (w *walker) noteConstObject(v *tjs.Var, init tjs.IExpr) {
+	obj, ok := init.(*tjs.ObjectExpr)
+	if !ok {
+		return
+	}
+	for i := range obj.List {
+		fn, _ := memberOf(&obj.List[i])
+		if fn == nil {
+			continue
+		}
+		if w.fnMembers == nil {
+			w.fnMembers, w.constObjs = map[tjs.INode][2]int{}, map[*tjs.Var]*tjs.ObjectExpr{}
+		}
+		w.fnMembers[fn], w.constObjs[root(v)] = [2]int{}, obj
+	}
+}
+
+// memberOf is property p's function (a method but a getter or setter, or
+// a key bound to a function expression) or nil, and its key as written
+// (a string key within its quotes; nil when computed or a spread, which
+// may be any key).
+func memberOf(p *tjs.Property) (tjs.INode, []byte) {
+	if p.Spread {
+		return nil, nil
+	}
+	if p.Name == nil {
+		m, ok := p.Value.(*tjs.MethodDecl)
+		if !ok || m.Name.IsComputed() || m.Name.Private != nil {
+			return nil, nil
+		}
+		key := propKeyBytes(&m.Name.PropertyName)
+		if m.Get || m.Set {
+			return nil, key
+		}
+		return m, key
+	}
+	if p.Name.IsComputed() {
+		return nil, nil
+	}
+	return unwrapFunc(p.Value), propKeyBytes(p.Name)
+}
+
+// propKeyBytes is a literal key as written, a string's within its quotes.
+func propKeyBytes(n *tjs.PropertyName) []byte {
+	k := n.Literal.Data
+	if n.Literal.TokenType == tjs.StringToken && len(k) >= 2 {
+		k = k[1 : len(k)-1]
+	}
+	return k
+}
+
+// memberFunc is the function member d names (handlers.open) of a const
+// object literal (noteConstObject), its key, and d's path; nil when the
+// object's last property that may have that key (a later one wins, and a
+// spread or computed key may be any) is not a noted function.
+func (w *walker) memberFunc(d *tjs.DotExpr) (tjs.INode, []byte, string) {
+	x, ok := d.X.(*tjs.Var)
+	if !ok {
+		return nil, nil, ""
+	}
+	obj := w.constObjs[root(x)]
+	if obj == nil {
+		return nil, nil, ""
+	}
+	var name []byte
+	switch y := d.Y.(type) {
+	case tjs.LiteralExpr:
+		name = y.Data
+	case *tjs.LiteralExpr:
+		name = y.Data
+	default:
+		return nil, nil, ""
+	}
+	var fn tjs.INode
+	var key []byte
+	for i := range obj.List {
+		p := &obj.List[i]
+		f, k := memberOf(p)
+		if k == nil || bytes.Equal(k, name) {
+			fn, key = f, k
+		}
+	}
+	if _, ok := w.fnMembers[fn]; !ok || fn == nil || key == nil {
+		return nil, nil, ""
+	}
+	return fn, key, string(root(x).Data) + "." + string(name)
 }
 
 // maxDeclScan bounds declName's scan: the code between two literals

@@ -219,3 +219,55 @@ fs.existsSync("top");
 `
 	is.Equal(body(facts(t, esm)), map[string][]string{"run": {"shell.openExternal"}, "go": {"fs.writeFileSync"}, "make": {"fs.mkdirSync"}, "default": {"fs.rmSync"}})
 }
+
+// TestConstObjectMemberHandlers: a function member of a const object
+// literal (a method, a key bound to an arrow or a function expression)
+// passed by its member path is a function, named by the path, at its key,
+// whose body's calls are given. A member that is no function, a getter,
+// one a later spread may replace, one of a let object, or one not written
+// stays a name.
+func TestConstObjectMemberHandlers(t *testing.T) {
+	is := is.New(t)
+	src := `const { ipcMain } = require("electron");
+const fs = require("fs");
+const handlers = {
+  open(e, p) { return fs.readFileSync(p); },
+  save: async (e, p) => { fs.writeFileSync(p, "x"); },
+  "del": function (e, p) { fs.rmSync(p); },
+  n: 1,
+  get g() { return fs.statSync("g"); },
+};
+const spread = { a(e) { fs.existsSync("a"); }, ...other };
+let mutable = { m(e) { fs.mkdirSync("m"); } };
+fs.existsSync("outside");
+ipcMain.handle("x:open", handlers.open);
+ipcMain.handle("x:save", handlers.save);
+ipcMain.handle("x:del", handlers.del);
+ipcMain.handle("x:n", handlers.n);
+ipcMain.handle("x:g", handlers.g);
+ipcMain.handle("x:none", handlers.none);
+ipcMain.handle("x:a", spread.a);
+ipcMain.handle("x:m", mutable.m);
+`
+	f := facts(t, src)
+	args := map[string]ports.JSValue{}
+	idx := map[int]string{}
+	for i, c := range f.Calls {
+		if strings.HasPrefix(c.Callee, "ipcMain.") {
+			args[c.Args[0].Value], idx[i] = c.Args[1], c.Args[0].Value
+		}
+	}
+	is.Equal(args["x:open"], ports.JSValue{Kind: ports.JSValFunction, Value: "handlers.open", Offset: int64(strings.Index(src, "open(e"))})
+	is.Equal(args["x:save"], ports.JSValue{Kind: ports.JSValFunction, Value: "handlers.save", Offset: int64(strings.Index(src, "save:"))})
+	is.Equal(args["x:del"], ports.JSValue{Kind: ports.JSValFunction, Value: "handlers.del", Offset: int64(strings.Index(src, `del"`))})
+	for _, ch := range []string{"x:n", "x:g", "x:none", "x:a", "x:m"} {
+		is.Equal(args[ch].Kind, ports.JSValName) // not a function member
+	}
+	body := map[string][]string{}
+	for _, fn := range f.Functions {
+		for _, c := range f.Calls[fn.First:fn.End] {
+			body[idx[fn.Call]] = append(body[idx[fn.Call]], c.Callee)
+		}
+	}
+	is.Equal(body, map[string][]string{"x:open": {"fs.readFileSync"}, "x:save": {"fs.writeFileSync"}, "x:del": {"fs.rmSync"}})
+}

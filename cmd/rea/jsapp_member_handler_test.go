@@ -1,0 +1,60 @@
+package main
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"rea/core/jsapp"
+)
+
+// A handler written as a member of a const object literal of the file
+// (handlers.open, a method; handlers.save, an async arrow) is that
+// function, placed at its key: the channel is handled by it, and a trace
+// from the channel goes through it to what its body does, not to the
+// file's other calls. Before, the member stayed unresolved and the
+// channel was handled by main.js as a whole.
+func TestMemberHandlersAreFunctions(t *testing.T) {
+	src := `const { ipcMain } = require("electron");
+const fs = require("fs");
+const handlers = {
+  open(e, p) { return fs.readFileSync("/tmp/members/open.txt"); },
+  save: async (e, p) => { fs.writeFileSync("/tmp/members/save.txt", p); },
+};
+fs.mkdirSync("/tmp/members/boot");
+ipcMain.handle("x:open", handlers.open);
+ipcMain.handle("x:save", handlers.save);
+`
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"members","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js":      src})})
+	for ch, want := range map[string][]string{
+		"x:open": {"ipc x:open > function handlers.open in main.js > fs /tmp/members/open.txt", "ipc x:open > function handlers.open in main.js > main.js"},
+		"x:save": {"ipc x:save > function handlers.save in main.js > fs /tmp/members/save.txt", "ipc x:save > function handlers.save in main.js > main.js"},
+	} {
+		var got []string
+		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": ch}, "outgoing") {
+			got = append(got, strings.Join(p.Labels, " > "))
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
+		}
+	}
+	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]int64{}
+	for _, n := range g.Nodes {
+		if o := n.Observations[0]; n.Kind == "javascript-function" && o.Label != nil && len(o.Evidence.Locations) > 0 && o.Evidence.Locations[0].Offset != nil {
+			at[*o.Label] = *o.Evidence.Locations[0].Offset
+		}
+	}
+	want := map[string]int64{"handlers.open": int64(strings.Index(src, "open(e")), "handlers.save": int64(strings.Index(src, "save:"))}
+	if !(at["handlers.open"] == want["handlers.open"] && at["handlers.save"] == want["handlers.save"]) {
+		t.Errorf("handler functions at offsets %v, want %v (their keys)", at, want)
+	}
+}
