@@ -295,7 +295,7 @@ const (
 	JSValNew      = "new"
 	JSValObject   = "object"
 	JSValArray    = "array"
-	JSValFunction = "function" // Value: the name of a function the file declares (function f, const f = a function expression), passed by it; else ""
+	JSValFunction = "function" // Value: the name of a function the file declares (function f, const f = a function expression) or the path of a const object literal's function member (handlers.open), passed by it; else ""
 	JSValOther    = "other"
 )
 
