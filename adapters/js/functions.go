@@ -258,7 +258,7 @@ func (w *walker) resolveFunctions() {
 // function, as a const function passed by name is (noteConstFunc).
 func (w *walker) noteConstObject(v *tjs.Var, init tjs.IExpr) {
 	obj, ok := init.(*tjs.ObjectExpr)
-	if !ok {
+	if !ok || len(obj.List) > maxMemberScan {
 		return
 	}
 	for i := range obj.List {
@@ -272,6 +272,11 @@ func (w *walker) noteConstObject(v *tjs.Var, init tjs.IExpr) {
 		w.fnMembers[fn], w.constObjs[root(v)] = [2]int{}, obj
 	}
 }
+
+// maxMemberScan bounds the object literals noteConstObject notes, and so
+// memberFunc's scan of one for each member path a call's argument names:
+// a table of handlers is small, a library's object of methods may not be.
+const maxMemberScan = 256
 
 // memberOf is property p's function (a method but a getter or setter, or
 // a key bound to a function expression) or nil, and its key as written

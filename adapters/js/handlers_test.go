@@ -1,6 +1,7 @@
 package js_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -270,4 +271,25 @@ ipcMain.handle("x:m", mutable.m);
 		}
 	}
 	is.Equal(body, map[string][]string{"x:open": {"fs.readFileSync"}, "x:save": {"fs.writeFileSync"}, "x:del": {"fs.rmSync"}})
+}
+
+// TestConstObjectMemberScanIsBounded: an object literal of more members
+// than a table of handlers holds is not noted, so a member path into it
+// stays a name (each argument naming a member scans the object).
+func TestConstObjectMemberScanIsBounded(t *testing.T) {
+	is := is.New(t)
+	var sb strings.Builder
+	sb.WriteString("const { ipcMain } = require(\"electron\");\nconst big = {")
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&sb, " m%d(e) { return %d; },", i, i)
+	}
+	sb.WriteString(" };\nconst small = { m0(e) { return 0; } };\nipcMain.handle(\"big\", big.m0);\nipcMain.handle(\"small\", small.m0);\n")
+	f := facts(t, sb.String())
+	kinds := map[string]string{}
+	for _, c := range f.Calls {
+		if c.Callee == "ipcMain.handle" {
+			kinds[c.Args[0].Value] = c.Args[1].Kind
+		}
+	}
+	is.Equal(kinds, map[string]string{"big": ports.JSValName, "small": ports.JSValFunction})
 }
