@@ -312,6 +312,10 @@ type JSFunction struct {
 	Call, Arg      int
 	First, End     int
 	Module, Member string
+	// Prop is set for a function written as a member of an object
+	// argument of contextBridge.exposeInMainWorld ({open: (p) => ...}):
+	// its key. Arg is then the object's argument.
+	Prop string
 }
 
 // JSValue is a captured argument, bounded in depth.

@@ -1319,6 +1319,7 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 	}
 	w.f.Calls = append(w.f.Calls, c)
 	w.noteFuncArgs(args)
+	w.noteMemberFuncs(args)
 }
 
 // recordGlobalCall records a call renamed through a let or var navigator

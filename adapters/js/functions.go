@@ -24,6 +24,7 @@ type fnArg struct {
 	v         *tjs.Var
 	span      [2]int // the recorded calls its body holds, [first, end)
 	imp       alias  // a binding imported from another file: no body
+	prop      string // the key of the object argument's member it is (noteMemberFuncs)
 }
 
 // fnOpen is a function the walk is inside, and the calls recorded before it.
@@ -243,7 +244,7 @@ func (w *walker) resolveFunctions() {
 			}
 		}
 		if span[1] > span[0] {
-			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, First: span[0], End: span[1]})
+			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, First: span[0], End: span[1], Prop: fa.prop})
 		}
 	}
 	// fnDecls and fnExports stay for the exports' bodies (exportedBody).

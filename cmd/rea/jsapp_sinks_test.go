@@ -192,9 +192,10 @@ ipcMain.handle("help", () => shell.openExternal("https://example.com/help"));
 
 // An incoming trace from a system API crosses the preload into the
 // renderer that calls the API it exposes: shell.openExternal(url) < the
-// handler < the channel < preload.js < window.notes < renderer.js. The
-// exposes edge points from the preload to the API, so before, the trace
-// stopped at the preload and its window and never named the renderer.
+// handler < the channel < window.notes (whose member open invokes it) <
+// renderer.js. The exposes edge points from the preload to the API, so
+// before, the trace stopped at the preload and its window and never named
+// the renderer.
 func TestIncomingTraceCrossesThePreloadToTheRenderer(t *testing.T) {
 	s := jaSession(t)
 	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
@@ -214,7 +215,7 @@ contextBridge.exposeInMainWorld("notes", { open: (url) => ipcRenderer.invoke("no
 	for _, p := range traceOf(t, s, ev, map[string]any{"kind": "string", "value": "shell.openExternal", "match": "prefix"}, "incoming") {
 		got = append(got, strings.Join(p.Labels, " < ")+" | "+strings.Join(p.Relations, ", "))
 	}
-	want := `shell.openExternal(url) < function ipcMain.handle("notes:open") handler in main.js < ipc notes:open < preload.js < window.notes {open} < renderer.js < renderer process index.html | calls by, handles by, invokes by, exposes, calls by, loads by`
+	want := `shell.openExternal(url) < function ipcMain.handle("notes:open") handler in main.js < ipc notes:open < window.notes {open} < renderer.js < renderer process index.html | calls by, handles by, invokes by, calls by, loads by`
 	if !slices.Contains(got, want) {
 		t.Errorf("incoming trace from shell.openExternal:\n got %q\nwant a path %q", got, want)
 	}

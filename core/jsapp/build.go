@@ -62,6 +62,9 @@ type jsappBuilder struct {
 	// of the file), and the bodies of those with calls inside
 	handlerFns    map[callIndex]handlerFn
 	handlerBodies map[*jsAsset][]handlerBody
+	// the bodies of the functions a preload exposes as members of a
+	// context-bridge API (expose): the IPC calls they hold go from the API
+	memberBodies map[*jsAsset][]memberBody
 	// caller is the handler whose body holds the call being linked, or
 	// "": callEdge's edges go from it
 	caller string
@@ -86,6 +89,13 @@ type handlerFn struct {
 type handlerBody struct {
 	first, end int
 	fn         string
+}
+
+// memberBody is the calls a function exposed as member of a
+// context-bridge API holds, Calls[first:end], and the API's node.
+type memberBody struct {
+	first, end  int
+	api, member string
 }
 
 // callSiteKey is a call in an asset, by the offset mappedSite gives.
@@ -747,7 +757,7 @@ func (b *jsappBuilder) electronPhase() {
 				}
 			case last == "exposeInMainWorld":
 				if isExposeCall(c) {
-					b.expose(a, c)
+					b.expose(a, i, c)
 				}
 			}
 			b.endpoint(a, c)
@@ -1028,7 +1038,10 @@ func (b *jsappBuilder) utility(a *jsAsset, c ports.JSCall) {
 	b.callEdge(a, c, uid, "calls", map[string]any{"callee": c.Callee}, b.atCall(a, c, c.Offset))
 }
 
-func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
+// expose makes the context-bridge API call i of asset a exposes, and
+// notes the bodies of the functions written as its members
+// (ports.JSFunction.Prop), whose IPC calls go from the API (ipcPhase).
+func (b *jsappBuilder) expose(a *jsAsset, i int, c ports.JSCall) {
 	name, off, ok := firstString(c)
 	if !ok {
 		b.st.unknown("dynamic-context-bridge", a.nodeID, a.path, callOffset(c), "exposeInMainWorld key is computed at run time")
@@ -1043,6 +1056,14 @@ func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
 	sort.Strings(members)
 	id := b.g.node("context-bridge-api", b.localKey("context-bridge", name), name, map[string]any{"world_key": name, "members": strSlice(members), "exposed_by": a.path}, b.at(a, off))
 	b.apis[name] = id
+	for _, f := range a.facts.Functions {
+		if f.Call == i && f.Arg == 1 && f.Prop != "" && 0 <= f.First && f.First < f.End && f.End <= len(a.facts.Calls) && id != "" {
+			if b.memberBodies == nil {
+				b.memberBodies = map[*jsAsset][]memberBody{}
+			}
+			b.memberBodies[a] = append(b.memberBodies[a], memberBody{f.First, f.End, id, f.Prop})
+		}
+	}
 	b.callEdge(a, c, id, "exposes", map[string]any{"world_key": name}, b.atCall(a, c, off))
 	if !a.roles["preload"] {
 		b.process("electron-preload", a, GraphEvidence{Basis: "derived", Confidence: core.ConfidenceInferred, Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(off)}}})
@@ -1658,6 +1679,10 @@ func (b *jsappBuilder) ipcPhase() {
 		} else {
 			if fn := b.handlerOf(u.a, u.idx); fn != "" {
 				from = fn // sent or invoked by a handler
+			} else if api, member := b.memberOf(u.a, u.idx); api != "" {
+				// by a member of an API the preload exposes: what calls
+				// window.notes.open reaches the channel through the API
+				from, props["member"] = api, member
 			}
 			b.g.edge(from, ch.nodeID, u.relation, props, ev)
 		}
@@ -1761,6 +1786,18 @@ func (b *jsappBuilder) handlerOf(a *jsAsset, i int) string {
 		}
 	}
 	return fn
+}
+
+// memberOf is the context-bridge API and member whose function's body
+// holds call i of asset a, the innermost when they nest, or "".
+func (b *jsappBuilder) memberOf(a *jsAsset, i int) (api, member string) {
+	size := 0
+	for _, m := range b.memberBodies[a] {
+		if i >= m.first && i < m.end && (api == "" || m.end-m.first < size) {
+			api, member, size = m.api, m.member, m.end-m.first
+		}
+	}
+	return api, member
 }
 
 // ipcHandler is the node of the function an IPC listener call c of asset

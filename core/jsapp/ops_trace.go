@@ -273,9 +273,13 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			// A preload's exposes edge points to the API it exposes, but
 			// what calls the API calls into the preload: an incoming trace
 			// goes on from the preload to its APIs and so to the renderers
-			// that call them (window.notes.open).
+			// that call them (window.notes.open). Not when it came from one
+			// of them: an API whose member invokes the channel is the way
+			// to its renderers (ipc < window.notes < renderer.js), and the
+			// preload's other APIs are not on it.
+			fromAPI := in != nil && in.Relation == "exposes" && in.TargetNodeID != st.node
 			for _, e := range ix.out[st.node] {
-				if e.Relation == "defined_in" || e.Relation == "exposes" {
+				if e.Relation == "defined_in" || e.Relation == "exposes" && !fromAPI {
 					next = append(next, e)
 				}
 			}

@@ -1,0 +1,53 @@
+package js
+
+import (
+	"strings"
+
+	tjs "github.com/tdewolff/parse/v2/js"
+)
+
+// noteMemberFuncs notes the functions written as members of the object
+// a preload exposes (contextBridge.exposeInMainWorld("notes", {open: (p)
+// => ipcRenderer.invoke("notes:open", p)})), by their keys
+// (ports.JSFunction.Prop): a caller can tell which member makes the
+// calls the object holds. Only that call's: other object arguments'
+// members are not wanted, and a bundle holds many.
+func (w *walker) noteMemberFuncs(args []tjs.Arg) {
+	n := len(w.f.Calls) - 1
+	c := &w.f.Calls[n]
+	last := c.Callee[strings.LastIndexByte(c.Callee, '.')+1:]
+	if last != "exposeInMainWorld" || len(args) < 2 {
+		return
+	}
+	obj, ok := args[1].Value.(*tjs.ObjectExpr)
+	if !ok {
+		return
+	}
+	for _, p := range obj.List {
+		if p.Spread {
+			continue
+		}
+		name := p.Name
+		if m, ok := p.Value.(*tjs.MethodDecl); ok && name == nil && m.Name.Private == nil {
+			name = &m.Name.PropertyName
+		}
+		key, ok := propKey(name)
+		if !ok {
+			continue
+		}
+		var fn tjs.INode
+		if m, ok := p.Value.(*tjs.MethodDecl); ok {
+			if m.Get || m.Set {
+				continue
+			}
+			fn = m
+		} else if fn = unwrapFunc(p.Value); fn == nil {
+			continue
+		}
+		if w.fnArgs == nil {
+			w.fnArgs = map[tjs.INode][]int{}
+		}
+		w.fnArgs[fn] = append(w.fnArgs[fn], len(w.fnPending))
+		w.fnPending = append(w.fnPending, fnArg{call: n, arg: 1, node: fn, prop: key})
+	}
+}

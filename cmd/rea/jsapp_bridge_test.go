@@ -1,0 +1,62 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// bridgeApp's preload exposes two APIs whose members invoke one channel
+// each: window.notes.open invokes notes:open, whose handler opens a URL,
+// and window.prefs.get invokes prefs:get. renderer.js calls the first,
+// settings.js the second.
+var bridgeApp = map[string]string{
+	"package.json": `{"name":"open","main":"main.js","devDependencies":{"electron":"31"}}`,
+	"main.js": `const { app, BrowserWindow, ipcMain, shell } = require("electron");
+const path = require("path");
+app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: path.join(__dirname, "preload.js") } }).loadFile("index.html"));
+ipcMain.handle("notes:open", (event, url) => shell.openExternal(url));
+ipcMain.handle("prefs:get", (event, key) => key);
+`,
+	"preload.js": `const { contextBridge, ipcRenderer } = require("electron");
+contextBridge.exposeInMainWorld("notes", { open: (url) => ipcRenderer.invoke("notes:open", url) });
+contextBridge.exposeInMainWorld("prefs", { get(key) { return ipcRenderer.invoke("prefs:get", key); } });
+`,
+	"index.html":  `<!doctype html><script src="renderer.js"></script><script src="settings.js"></script>`,
+	"renderer.js": "document.querySelector(\"a\").onclick = (e) => window.notes.open(e.target.href);\n",
+	"settings.js": "window.prefs.get(\"theme\");\n",
+}
+
+// An exposed API's member is linked to the channel its function invokes:
+// an outgoing trace from the renderer follows window.notes.open to the
+// channel, its handler and the URL it opens, and an incoming trace from
+// that sink reaches the renderer through window.notes alone, not through
+// the preload to window.prefs and settings.js. Before, the API had no edge
+// to the channel (the preload file invoked it): the outgoing trace ended at
+// window.notes and the incoming one crossed to every API the preload
+// exposes.
+func TestExposedAPIMemberInvokesItsChannel(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, bridgeApp)})
+	var out []string
+	for _, p := range traceOf(t, s, ev, map[string]any{"kind": "module", "value": "renderer.js"}, "outgoing") {
+		out = append(out, strings.Join(p.Labels, " > ")+" | "+strings.Join(p.Relations, ", "))
+	}
+	want := `renderer.js > window.notes {open} > ipc notes:open > function ipcMain.handle("notes:open") handler in main.js > shell.openExternal(url) | calls, invokes, handles, calls`
+	if !slices.Contains(out, want) {
+		t.Errorf("outgoing trace from renderer.js:\n got %q\nwant a path %q", out, want)
+	}
+	var in []string
+	for _, p := range traceOf(t, s, ev, map[string]any{"kind": "string", "value": "shell.openExternal", "match": "prefix"}, "incoming") {
+		in = append(in, strings.Join(p.Labels, " < ")+" | "+strings.Join(p.Relations, ", "))
+		for _, l := range p.Labels {
+			if strings.Contains(l, "prefs") || strings.Contains(l, "settings.js") {
+				t.Errorf("incoming trace from shell.openExternal crosses to another API: %q", in[len(in)-1])
+			}
+		}
+	}
+	want = `shell.openExternal(url) < function ipcMain.handle("notes:open") handler in main.js < ipc notes:open < window.notes {open} < renderer.js < renderer process index.html | calls by, handles by, invokes by, calls by, loads by`
+	if !slices.Contains(in, want) {
+		t.Errorf("incoming trace from shell.openExternal:\n got %q\nwant a path %q", in, want)
+	}
+}
