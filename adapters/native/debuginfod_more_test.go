@@ -103,6 +103,7 @@ func TestDebuginfodRetry(t *testing.T) {
 		limit int
 		opts  native.Debuginfod
 		hits  int32
+		upTo  bool // hits is a bound: the timeout can end a request before the server counts it
 		found bool
 		want  string
 	}{
@@ -122,7 +123,7 @@ func TestDebuginfodRetry(t *testing.T) {
 			hits: 1, want: "HTTP status 403 Forbidden."},
 		{name: "timeout", fails: 100, opts: native.Debuginfod{Timeout: 100 * time.Millisecond},
 			fail: func(w http.ResponseWriter, r *http.Request, _ []byte) { <-r.Context().Done() },
-			hits: 1, want: "DEBUGINFOD_TIMEOUT"},
+			hits: 1, upTo: true, want: "DEBUGINFOD_TIMEOUT"},
 		{name: "bound", fails: 100, opts: native.Debuginfod{MaxSize: 1000},
 			fail: func(w http.ResponseWriter, _ *http.Request, file []byte) {
 				w.Header().Set("Content-Length", fmt.Sprint(len(file)))
@@ -143,7 +144,11 @@ func TestDebuginfodRetry(t *testing.T) {
 			d.URLs, d.CacheDir, d.RetryLimit = []string{srv.URL}, t.TempDir(), c.limit
 			a := mustOpenDebuginfod(t, b.stripped, &d)
 			srv.Close()
-			is.Equal(s.hits.Load(), c.hits)
+			if c.upTo {
+				is.True(s.hits.Load() <= c.hits) // asked once at most: a timeout is not retried
+			} else {
+				is.Equal(s.hits.Load(), c.hits)
+			}
 			is.Equal(debugParam(a) != nil, c.found)
 			lims := limitations(t, a)
 			if c.found {
