@@ -666,8 +666,8 @@ func opListStrings() *core.Operation {
 			lim := pastEnd("offset", offset, len(kept), limit, "strings at "+in.Address)
 			switch {
 			case len(kept) == 0 && inside != nil:
-				lim = append(lim, fmt.Sprintf("No listed string starts at %s (%s): it is %d bytes into the %s string at %s (%s, %d bytes); pass address %s to list that string.",
-					core.Hex(at), in.Address, at-inside.Address, inside.Charset, core.Hex(inside.Address), quoteShort(inside.Value), inside.ByteLength, core.Hex(inside.Address)))
+				lim = append(lim, fmt.Sprintf("No listed string starts at %s (%s): it is %s into the %s string at %s (%s, %d bytes); pass address %s to list that string.",
+					core.Hex(at), in.Address, bytesIn(at-inside.Address), inside.Charset, core.Hex(inside.Address), quoteShort(inside.Value), inside.ByteLength, core.Hex(inside.Address)))
 			case len(kept) == 0:
 				// an address in code, or in no listed string: say so rather than list nothing
 				lim = append(lim, fmt.Sprintf("No listed string starts at %s (%s); search_strings finds a string by its text, and min_string_chars lowers the shortest length listed.",
@@ -676,6 +676,14 @@ func opListStrings() *core.Operation {
 			return ownStrings(c, &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf), Locations: addressLocation(at), Limitations: lim}, in.MinStringChars), nil
 		},
 	}
+}
+
+// bytesIn is "1 byte" or "N bytes".
+func bytesIn(n uint64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // quoteShort quotes v for a message, cut to its first 40 characters.

@@ -88,3 +88,13 @@ func TestListStringsInsideAString(t *testing.T) {
 		return strings.HasPrefix(l, "No listed string starts at 0x2005 (0x2005); search_strings")
 	}))
 }
+
+// one byte in, the note says "1 byte"
+func TestListStringsOneByteIn(t *testing.T) {
+	is := is.New(t)
+	s := dossierSession(t)
+	res, err := s.Call(context.Background(), "list_strings", json.RawMessage(`{"address":"0x2009"}`), nil)
+	is.NoErr(err)
+	is.True(slices.Contains(res.Evidence.Limitations,
+		`No listed string starts at 0x2009 (0x2009): it is 1 byte into the ascii string at 0x2008 ("beta", 4 bytes); pass address 0x2008 to list that string.`))
+}
