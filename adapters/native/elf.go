@@ -100,6 +100,10 @@ func (e *elfImage) stringRegions(ctx context.Context) ([]region, error) {
 			s.Flags&elf.SHF_ALLOC == 0 || s.Flags&elf.SHF_EXECINSTR != 0 || s.Flags&elf.SHF_COMPRESSED != 0 {
 			continue
 		}
+		if s.Type == elf.SHT_NOTE {
+			out = append(out, noteRegions(e.src, e.f.ByteOrder, s)...)
+			continue
+		}
 		out = append(out, region{name: s.Name, addr: s.Addr, off: s.Offset, size: s.FileSize})
 	}
 	if len(e.f.Sections) > 1 {

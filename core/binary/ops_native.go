@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"rea/ports"
@@ -654,20 +655,43 @@ func opListStrings() *core.Operation {
 			// Filter and page the engine's records first and convert only the
 			// page: a large binary lists millions of strings.
 			var kept []ports.String
-			for _, s := range all {
+			var inside *ports.String // the nearest string starting before at that holds it
+			for i, s := range all {
 				if s.Address == at {
 					kept = append(kept, s)
+				} else if s.Address < at && at-s.Address < uint64(s.ByteLength) {
+					inside = &all[i]
 				}
 			}
 			lim := pastEnd("offset", offset, len(kept), limit, "strings at "+in.Address)
-			if len(kept) == 0 {
-				// an address in code, or inside a string: say so rather than list nothing
+			switch {
+			case len(kept) == 0 && inside != nil:
+				lim = append(lim, fmt.Sprintf("No listed string starts at %s (%s): it is %s into the %s string at %s (%s, %d bytes); pass address %s to list that string.",
+					core.Hex(at), in.Address, bytesIn(at-inside.Address), inside.Charset, core.Hex(inside.Address), quoteShort(inside.Value), inside.ByteLength, core.Hex(inside.Address)))
+			case len(kept) == 0:
+				// an address in code, or in no listed string: say so rather than list nothing
 				lim = append(lim, fmt.Sprintf("No listed string starts at %s (%s); search_strings finds a string by its text, and min_string_chars lowers the shortest length listed.",
 					core.Hex(at), in.Address))
 			}
 			return ownStrings(c, &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf), Locations: addressLocation(at), Limitations: lim}, in.MinStringChars), nil
 		},
 	}
+}
+
+// bytesIn is "1 byte" or "N bytes".
+func bytesIn(n uint64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// quoteShort quotes v for a message, cut to its first 40 characters.
+func quoteShort(v string) string {
+	if r := []rune(v); len(r) > 40 {
+		return strconv.Quote(string(r[:40])) + "..."
+	}
+	return strconv.Quote(v)
 }
 
 const searchProps = `"pattern": {"type":"string","minLength":1,"maxLength":4096,"description":"Text to look for; a regular expression (RE2 syntax) when mode is regex.","examples":["main"]},

@@ -70,3 +70,31 @@ func TestListStringsAtNoString(t *testing.T) {
 		return strings.HasPrefix(l, "No listed string starts at 0x") && strings.Contains(l, "(f)") && strings.Contains(l, "search_strings")
 	}))
 }
+
+// list_strings at an address inside a listed string names that string, its
+// start and how far in the address is, so the caller can pass the start.
+// Before, it said only that no string starts there.
+func TestListStringsInsideAString(t *testing.T) {
+	is := is.New(t)
+	s := dossierSession(t)
+	res, err := s.Call(context.Background(), "list_strings", json.RawMessage(`{"address":"0x2002"}`), nil)
+	is.NoErr(err)
+	is.True(slices.Contains(res.Evidence.Limitations,
+		`No listed string starts at 0x2002 (0x2002): it is 2 bytes into the ascii string at 0x2000 ("alpha", 5 bytes); pass address 0x2000 to list that string.`))
+	// the byte after a string's last is in none
+	res, err = s.Call(context.Background(), "list_strings", json.RawMessage(`{"address":"0x2005"}`), nil)
+	is.NoErr(err)
+	is.True(slices.ContainsFunc(res.Evidence.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "No listed string starts at 0x2005 (0x2005); search_strings")
+	}))
+}
+
+// one byte in, the note says "1 byte"
+func TestListStringsOneByteIn(t *testing.T) {
+	is := is.New(t)
+	s := dossierSession(t)
+	res, err := s.Call(context.Background(), "list_strings", json.RawMessage(`{"address":"0x2009"}`), nil)
+	is.NoErr(err)
+	is.True(slices.Contains(res.Evidence.Limitations,
+		`No listed string starts at 0x2009 (0x2009): it is 1 byte into the ascii string at 0x2008 ("beta", 4 bytes); pass address 0x2008 to list that string.`))
+}
