@@ -126,22 +126,10 @@ ipcMain.handle("open", onOpen);
 ipcMain.on("quit", onQuit);
 `
 	f := facts(t, src)
-	args := map[string]ports.JSValue{}
-	idx := map[int]string{}
-	for i, c := range f.Calls {
-		if strings.HasPrefix(c.Callee, "ipcMain.") {
-			args[c.Args[0].Value], idx[i] = c.Args[1], c.Args[0].Value
-		}
-	}
+	args, body := handlerArgs(f)
 	is.Equal(args["save"], ports.JSValue{Kind: ports.JSValFunction, Value: "onSave", Offset: int64(strings.Index(src, "onSave"))})
 	is.Equal(args["open"], ports.JSValue{Kind: ports.JSValFunction, Value: "onOpen", Offset: int64(strings.Index(src, "onOpen"))})
 	is.Equal(args["quit"].Kind, ports.JSValName)
-	body := map[string][]string{}
-	for _, fn := range f.Functions {
-		for _, c := range f.Calls[fn.First:fn.End] {
-			body[idx[fn.Call]] = append(body[idx[fn.Call]], c.Callee)
-		}
-	}
 	is.Equal(body, map[string][]string{"save": {"fs.writeFileSync"}, "open": {"fs.readFileSync"}})
 }
 
@@ -251,24 +239,12 @@ ipcMain.handle("x:a", spread.a);
 ipcMain.handle("x:m", mutable.m);
 `
 	f := facts(t, src)
-	args := map[string]ports.JSValue{}
-	idx := map[int]string{}
-	for i, c := range f.Calls {
-		if strings.HasPrefix(c.Callee, "ipcMain.") {
-			args[c.Args[0].Value], idx[i] = c.Args[1], c.Args[0].Value
-		}
-	}
+	args, body := handlerArgs(f)
 	is.Equal(args["x:open"], ports.JSValue{Kind: ports.JSValFunction, Value: "handlers.open", Offset: int64(strings.Index(src, "open(e"))})
 	is.Equal(args["x:save"], ports.JSValue{Kind: ports.JSValFunction, Value: "handlers.save", Offset: int64(strings.Index(src, "save:"))})
 	is.Equal(args["x:del"], ports.JSValue{Kind: ports.JSValFunction, Value: "handlers.del", Offset: int64(strings.Index(src, `del"`))})
 	for _, ch := range []string{"x:n", "x:g", "x:none", "x:a", "x:m"} {
 		is.Equal(args[ch].Kind, ports.JSValName) // not a function member
-	}
-	body := map[string][]string{}
-	for _, fn := range f.Functions {
-		for _, c := range f.Calls[fn.First:fn.End] {
-			body[idx[fn.Call]] = append(body[idx[fn.Call]], c.Callee)
-		}
 	}
 	is.Equal(body, map[string][]string{"x:open": {"fs.readFileSync"}, "x:save": {"fs.writeFileSync"}, "x:del": {"fs.rmSync"}})
 }
@@ -292,4 +268,22 @@ func TestConstObjectMemberScanIsBounded(t *testing.T) {
 		}
 	}
 	is.Equal(kinds, map[string]string{"big": ports.JSValName, "small": ports.JSValFunction})
+}
+
+// handlerArgs is each ipcMain call's handler argument and the callees its
+// function's body calls (f.Functions' ranges), both by channel.
+func handlerArgs(f *ports.JSFacts) (map[string]ports.JSValue, map[string][]string) {
+	args, idx := map[string]ports.JSValue{}, map[int]string{}
+	for i, c := range f.Calls {
+		if strings.HasPrefix(c.Callee, "ipcMain.") {
+			args[c.Args[0].Value], idx[i] = c.Args[1], c.Args[0].Value
+		}
+	}
+	body := map[string][]string{}
+	for _, fn := range f.Functions {
+		for _, c := range f.Calls[fn.First:fn.End] {
+			body[idx[fn.Call]] = append(body[idx[fn.Call]], c.Callee)
+		}
+	}
+	return args, body
 }
