@@ -285,30 +285,11 @@ func parseList(b []byte, ep endpoint) ([]discovered, error) {
 	out := make([]discovered, 0, len(raw))
 	for i, m := range raw {
 		var d discovered
-		str := func(k string, dst *string, required bool, max int) error {
-			r, ok := m[k]
-			if !ok || string(r) == "null" {
-				if required {
-					return invalidResponse("/json/list item " + strconv.Itoa(i) + " lacks " + k)
-				}
-				return nil
-			}
-			if json.Unmarshal(r, dst) != nil || len(*dst) > max {
-				return invalidResponse("/json/list item " + strconv.Itoa(i) + " has a bad " + k)
-			}
-			return nil
-		}
 		var ws string
-		for _, f := range []error{
-			str("id", &d.TargetID, true, 256),
-			str("type", &d.Type, true, 100),
-			str("title", &d.Title, false, 16384),
-			str("url", &d.rawURL, true, 65536),
-			str("webSocketDebuggerUrl", &ws, false, 65536),
-		} {
-			if f != nil {
-				return nil, f
-			}
+		if err := readListItem(m, i, listField{"id", &d.TargetID, true, 256}, listField{"type", &d.Type, true, 100},
+			listField{"title", &d.Title, false, 16384}, listField{"url", &d.rawURL, true, 65536},
+			listField{"webSocketDebuggerUrl", &ws, false, 65536}); err != nil {
+			return nil, err
 		}
 		if d.TargetID == "" {
 			return nil, invalidResponse("/json/list item " + strconv.Itoa(i) + " has an empty id")
@@ -323,6 +304,32 @@ func parseList(b []byte, ep endpoint) ([]discovered, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// listField is one string member of a /json/list item: where it goes,
+// whether the item must have it, and the longest value accepted.
+type listField struct {
+	key      string
+	dst      *string
+	required bool
+	max      int
+}
+
+// readListItem reads the string members of /json/list item i (m).
+func readListItem(m map[string]json.RawMessage, i int, fields ...listField) error {
+	for _, f := range fields {
+		r, ok := m[f.key]
+		if !ok || string(r) == "null" {
+			if f.required {
+				return invalidResponse("/json/list item " + strconv.Itoa(i) + " lacks " + f.key)
+			}
+			continue
+		}
+		if json.Unmarshal(r, f.dst) != nil || len(*f.dst) > f.max {
+			return invalidResponse("/json/list item " + strconv.Itoa(i) + " has a bad " + f.key)
+		}
+	}
+	return nil
 }
 
 // socketURL validates a webSocketDebuggerUrl and rewrites its host to the

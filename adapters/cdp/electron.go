@@ -11,7 +11,6 @@ import (
 
 	"github.com/chromedp/cdproto/domsnapshot"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/target"
 
 	"rea/ports"
 )
@@ -71,38 +70,11 @@ func (e *RuntimeEngine) ListElectronTargets(ctx context.Context, req ports.Elect
 	return out, nil
 }
 
-// openFile attaches to a file-gated page target: the browser socket with a
-// flat session first, else the target's page socket.
+// openFile attaches to a file-gated page target (attachment.connect).
 func openFile(ctx context.Context, v version, d discovered) (*attachment, error) {
 	a := &attachment{info: v.info, target: d.BrowserTarget}
-	switch {
-	case v.browserWS != "":
-		c, err := dialConn(ctx, v.browserWS)
-		if err != nil {
-			return nil, err
-		}
-		flatten := true
-		res, err := call(ctx, session{c: c}, target.AttachToTarget, target.AttachToTargetParams{TargetID: target.ID(d.TargetID), Flatten: &flatten})
-		if err != nil {
-			c.close()
-			return nil, err
-		}
-		if n := len(res.SessionID); n < 1 || n > 256 {
-			c.close()
-			return nil, &ports.BrowserError{Code: ports.BrowserProtocolError, Msg: "Target.attachToTarget returned an invalid sessionId"}
-		}
-		a.c, a.flat = c, true
-		a.page = session{c: c, id: string(res.SessionID)}
-		c.sessionDone(a.page.id)
-		a.browser = session{c: c}
-	case d.socket != "":
-		c, err := dialConn(ctx, d.socket)
-		if err != nil {
-			return nil, err
-		}
-		a.c, a.page = c, session{c: c}
-	default:
-		return nil, &ports.BrowserError{Code: ports.BrowserInvalidEndpointResponse, Msg: "the target has no validated CDP WebSocket"}
+	if err := a.connect(ctx, v, d); err != nil {
+		return nil, err
 	}
 	return a, nil
 }

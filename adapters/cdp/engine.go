@@ -151,21 +151,30 @@ func (e *Engine) attach(ctx context.Context, ref ports.BrowserTargetRef) (*attac
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "target origin " + d.Origin + " is outside allowed_origins"}
 	}
 	a := &attachment{info: v.info, origin: ep.Origin, target: d.BrowserTarget, scope: sc}
+	if err := a.connect(ctx, v, d); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// connect opens a's connection to the page target d: the browser socket
+// with a flat session first, else the target's page socket.
+func (a *attachment) connect(ctx context.Context, v version, d discovered) error {
 	switch {
 	case v.browserWS != "":
 		c, err := dialConn(ctx, v.browserWS)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		flatten := true
 		res, err := call(ctx, session{c: c}, target.AttachToTarget, target.AttachToTargetParams{TargetID: target.ID(d.TargetID), Flatten: &flatten})
 		if err != nil {
 			c.close()
-			return nil, err
+			return err
 		}
 		if n := len(res.SessionID); n < 1 || n > 256 {
 			c.close()
-			return nil, &ports.BrowserError{Code: ports.BrowserProtocolError, Msg: "Target.attachToTarget returned an invalid sessionId"}
+			return &ports.BrowserError{Code: ports.BrowserProtocolError, Msg: "Target.attachToTarget returned an invalid sessionId"}
 		}
 		a.c, a.flat = c, true
 		a.page = session{c: c, id: string(res.SessionID)}
@@ -174,14 +183,14 @@ func (e *Engine) attach(ctx context.Context, ref ports.BrowserTargetRef) (*attac
 	case d.socket != "":
 		c, err := dialConn(ctx, d.socket)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		a.c = c
 		a.page = session{c: c}
 	default:
-		return nil, &ports.BrowserError{Code: ports.BrowserInvalidEndpointResponse, Msg: "the target has no validated CDP WebSocket"}
+		return &ports.BrowserError{Code: ports.BrowserInvalidEndpointResponse, Msg: "the target has no validated CDP WebSocket"}
 	}
-	return a, nil
+	return nil
 }
 
 // gone is closed when the target's session detaches (its target closed or

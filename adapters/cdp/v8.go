@@ -166,24 +166,10 @@ func parseV8List(b []byte, ep endpoint) ([]v8Target, error) {
 	for i, m := range raw {
 		var t v8Target
 		var ws string
-		str := func(k string, dst *string, required bool, max int) error {
-			r, ok := m[k]
-			if !ok || string(r) == "null" {
-				if required {
-					return invalidResponse("/json/list item " + strconv.Itoa(i) + " lacks " + k)
-				}
-				return nil
-			}
-			if json.Unmarshal(r, dst) != nil || len(*dst) > max {
-				return invalidResponse("/json/list item " + strconv.Itoa(i) + " has a bad " + k)
-			}
-			return nil
-		}
-		for _, f := range []error{str("id", &t.id, true, 256), str("type", &t.typ, true, 100), str("title", &t.title, false, 16384),
-			str("url", &t.rawURL, false, 65536), str("webSocketDebuggerUrl", &ws, false, 65536)} {
-			if f != nil {
-				return nil, f
-			}
+		if err := readListItem(m, i, listField{"id", &t.id, true, 256}, listField{"type", &t.typ, true, 100},
+			listField{"title", &t.title, false, 16384}, listField{"url", &t.rawURL, false, 65536},
+			listField{"webSocketDebuggerUrl", &ws, false, 65536}); err != nil {
+			return nil, err
 		}
 		if t.id == "" || strings.Contains(t.id, "/") {
 			return nil, invalidResponse("/json/list item " + strconv.Itoa(i) + " has an empty or invalid id")
