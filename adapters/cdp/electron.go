@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf16"
 
 	"github.com/chromedp/cdproto/domsnapshot"
 	"github.com/chromedp/cdproto/page"
@@ -556,22 +555,10 @@ func electronDOM(ctx context.Context, a *attachment, c *electronCapture) (ports.
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	sc, lim, led := c.sc, c.lim, c.led
-	str := func(i int) string {
-		if i < 0 || i >= len(snap.Strings) {
-			return ""
-		}
-		return snap.Strings[i]
-	}
-	at := func(s []int, i int) int {
-		if i < len(s) {
-			return s[i]
-		}
-		return -1
-	}
 	dom := ports.BrowserDOM{Nodes: []ports.BrowserDOMNode{}, URLs: []ports.BrowserDOMURL{}, LinkRels: []string{}}
 	base := 0
 	for _, d := range snap.Documents {
-		if _, why := sc.fileGate(str(d.DocumentURL)); why != "" {
+		if _, why := sc.fileGate(snap.str(d.DocumentURL)); why != "" {
 			led.exclude("dom", electronReason(why), 1)
 			continue
 		}
@@ -582,17 +569,11 @@ func electronDOM(ctx context.Context, a *attachment, c *electronCapture) (ports.
 				led.truncated["dom"] = true
 				break
 			}
-			parent := at(d.Nodes.ParentIndex, i)
-			if parent >= 0 {
-				parent += base
-			}
-			node := ports.BrowserDOMNode{Index: base + i, ParentIndex: max(parent, -1), NodeType: max(at(d.Nodes.NodeType, i), 0),
-				NodeName: cut(str(at(d.Nodes.NodeName, i)), 256), AttributeNames: []string{},
-				NodeValueLength: len(utf16.Encode([]rune(str(at(d.Nodes.NodeValue, i)))))}
+			node := snap.node(&d, i, base)
 			if i < len(d.Nodes.Attributes) {
 				attrs := d.Nodes.Attributes[i]
 				for j := 0; j+1 < len(attrs) && len(node.AttributeNames) < 200; j += 2 {
-					node.AttributeNames = append(node.AttributeNames, cut(strings.ToLower(str(attrs[j])), 256))
+					node.AttributeNames = append(node.AttributeNames, cut(strings.ToLower(snap.str(attrs[j])), 256))
 				}
 			}
 			dom.Nodes = append(dom.Nodes, node)

@@ -147,19 +147,50 @@ func (e *Engine) resources(ctx context.Context, a *attachment, pc *pageCapture) 
 }
 
 type snapshot struct {
-	Documents []struct {
-		DocumentURL int  `json:"documentURL"`
-		FrameID     *int `json:"frameId"`
-		Nodes       struct {
-			BackendNodeID []int   `json:"backendNodeId"`
-			ParentIndex   []int   `json:"parentIndex"`
-			NodeType      []int   `json:"nodeType"`
-			NodeName      []int   `json:"nodeName"`
-			NodeValue     []int   `json:"nodeValue"`
-			Attributes    [][]int `json:"attributes"`
-		} `json:"nodes"`
-	} `json:"documents"`
-	Strings []string `json:"strings"`
+	Documents []snapDocument `json:"documents"`
+	Strings   []string       `json:"strings"`
+}
+
+// snapDocument is one document of a DOMSnapshot.captureSnapshot result.
+type snapDocument struct {
+	DocumentURL int  `json:"documentURL"`
+	FrameID     *int `json:"frameId"`
+	Nodes       struct {
+		BackendNodeID []int   `json:"backendNodeId"`
+		ParentIndex   []int   `json:"parentIndex"`
+		NodeType      []int   `json:"nodeType"`
+		NodeName      []int   `json:"nodeName"`
+		NodeValue     []int   `json:"nodeValue"`
+		Attributes    [][]int `json:"attributes"`
+	} `json:"nodes"`
+}
+
+// str is the snapshot's string i, "" when i is out of range.
+func (s *snapshot) str(i int) string {
+	if i < 0 || i >= len(s.Strings) {
+		return ""
+	}
+	return s.Strings[i]
+}
+
+// at is s[i], -1 past the end of s.
+func at(s []int, i int) int {
+	if i < len(s) {
+		return s[i]
+	}
+	return -1
+}
+
+// node is node i of document d, whose nodes are numbered from base in
+// the capture, without its attributes.
+func (s *snapshot) node(d *snapDocument, i, base int) ports.BrowserDOMNode {
+	parent := at(d.Nodes.ParentIndex, i)
+	if parent >= 0 {
+		parent += base
+	}
+	return ports.BrowserDOMNode{Index: base + i, ParentIndex: max(parent, -1), NodeType: max(at(d.Nodes.NodeType, i), 0),
+		NodeName: cut(s.str(at(d.Nodes.NodeName, i)), 256), AttributeNames: []string{},
+		NodeValueLength: len(utf16.Encode([]rune(s.str(at(d.Nodes.NodeValue, i)))))}
 }
 
 // urlAttribute, agentRel and axState are switches: a package-level map is
@@ -194,18 +225,7 @@ func (e *Engine) domSnapshot(ctx context.Context, a *attachment, pc *pageCapture
 	if err != nil {
 		return ports.BrowserDOM{}, err
 	}
-	str := func(i int) string {
-		if i < 0 || i >= len(snap.Strings) {
-			return ""
-		}
-		return snap.Strings[i]
-	}
-	at := func(s []int, i int) int {
-		if i < len(s) {
-			return s[i]
-		}
-		return -1
-	}
+	str := snap.str
 	dom := ports.BrowserDOM{Nodes: []ports.BrowserDOMNode{}, URLs: []ports.BrowserDOMURL{}}
 	rels := map[string]bool{}
 	pc.mu.Lock()
@@ -231,17 +251,7 @@ func (e *Engine) domSnapshot(ctx context.Context, a *attachment, pc *pageCapture
 				pc.led.truncated["dom"] = true
 				break
 			}
-			parent := at(d.Nodes.ParentIndex, i)
-			if parent >= 0 {
-				parent += base
-			} else {
-				parent = -1
-			}
-			node := ports.BrowserDOMNode{
-				Index: base + i, ParentIndex: parent, NodeType: max(at(d.Nodes.NodeType, i), 0),
-				NodeName: cut(str(at(d.Nodes.NodeName, i)), 256), AttributeNames: []string{},
-				NodeValueLength: len(utf16.Encode([]rune(str(at(d.Nodes.NodeValue, i))))),
-			}
+			node := snap.node(&d, i, base)
 			var attrs []int
 			if i < len(d.Nodes.Attributes) {
 				attrs = d.Nodes.Attributes[i]
