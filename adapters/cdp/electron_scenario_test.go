@@ -53,6 +53,27 @@ func runID(t *testing.T) string {
 	return "rt-" + hex.EncodeToString(b)
 }
 
+// fakeElectron returns a scenario engine, the directory its temporary
+// files go under, the fake Electron and the test application.
+func fakeElectron(t *testing.T) (e *cdp.RuntimeEngine, parent, exe, app string) {
+	e, parent = scenarioEngine(t)
+	app, _ = filepath.Abs("testdata/electronapp")
+	exe, _ = filepath.Abs("testdata/fake-electron/electron")
+	return e, parent, exe, app
+}
+
+// runScenario runs req on e, checks that it succeeded and that nothing
+// it started or wrote under parent survives it, and returns its capture.
+func runScenario(t *testing.T, e *cdp.RuntimeEngine, parent string, req ports.ElectronScenarioRequest) *ports.ElectronScenarioCapture {
+	t.Helper()
+	out, err := e.RunElectronScenario(context.Background(), req)
+	if err != nil {
+		t.Fatalf("scenario %s: %v", req.RunID, err)
+	}
+	assertClean(t, req.RunID, parent)
+	return out
+}
+
 // scenarioEngine returns an engine whose temporary directories go under a
 // directory the test checks is empty afterwards.
 func scenarioEngine(t *testing.T) (*cdp.RuntimeEngine, string) {
@@ -102,9 +123,7 @@ func needNode(t *testing.T) {
 func TestElectronScenarioWithFakeElectron(t *testing.T) {
 	needNode(t)
 	is := is.New(t)
-	e, parent := scenarioEngine(t)
-	app, _ := filepath.Abs("testdata/electronapp")
-	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	e, parent, exe, app := fakeElectron(t)
 	id := runID(t)
 	out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
 		Actions: []ports.ElectronAction{{StepID: "s1", Kind: "click", Selector: "#open"}, {StepID: "s2", Kind: "click", Selector: "#site"},
@@ -144,14 +163,10 @@ func TestElectronScenarioWithFakeElectron(t *testing.T) {
 func TestElectronScenarioRendererIPC(t *testing.T) {
 	needNode(t)
 	is := is.New(t)
-	e, parent := scenarioEngine(t)
-	app, _ := filepath.Abs("testdata/electronapp")
-	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	e, parent, exe, app := fakeElectron(t)
 	id := runID(t)
-	out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+	out := runScenario(t, e, parent, ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
 		Actions: []ports.ElectronAction{{StepID: "open", Kind: "click", Selector: "#open"}}})
-	is.NoErr(err)
-	assertClean(t, id, parent)
 	is.Equal(out.Status, "complete")
 	is.Equal(len(out.Windows), 1)
 	win, wc := out.Windows[0].WindowID, out.Windows[0].WebContentsID
@@ -216,9 +231,7 @@ func TestElectronScenarioRendererIPC(t *testing.T) {
 func TestElectronScenarioRendererReloadAndCrash(t *testing.T) {
 	needNode(t)
 	is := is.New(t)
-	e, parent := scenarioEngine(t)
-	app, _ := filepath.Abs("testdata/electronapp")
-	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	e, parent, exe, app := fakeElectron(t)
 	kinds := func(out *ports.ElectronScenarioCapture) []string {
 		var ks []string
 		for _, ev := range out.Timeline {
@@ -241,10 +254,8 @@ func TestElectronScenarioRendererReloadAndCrash(t *testing.T) {
 	t.Run("reload", func(t *testing.T) {
 		is := is.New(t)
 		id := runID(t)
-		out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+		out := runScenario(t, e, parent, ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
 			Actions: []ports.ElectronAction{{StepID: "r", Kind: "renderer-reload"}, {StepID: "c", Kind: "click", Selector: "#open"}}})
-		is.NoErr(err)
-		assertClean(t, id, parent)
 		is.Equal(out.Status, "complete")
 		is.Equal(out.Actions[0].Status, "completed")
 		is.Equal(out.Actions[1].Status, "completed")
@@ -272,10 +283,8 @@ func TestElectronScenarioRendererReloadAndCrash(t *testing.T) {
 	t.Run("crash", func(t *testing.T) {
 		is := is.New(t)
 		id := runID(t)
-		out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+		out := runScenario(t, e, parent, ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
 			Actions: []ports.ElectronAction{{StepID: "x", Kind: "renderer-crash"}, {StepID: "c", Kind: "click", Selector: "#open"}}})
-		is.NoErr(err)
-		assertClean(t, id, parent)
 		is.Equal(out.Status, "complete") // a crashed renderer is gone, not unattached
 		is.Equal(out.Actions[0].Status, "completed")
 		is.Equal(out.Actions[1].Status, "failed")
@@ -314,10 +323,8 @@ func TestElectronScenarioRendererReloadAndCrash(t *testing.T) {
 	t.Run("crash then reload", func(t *testing.T) {
 		is := is.New(t)
 		id := runID(t)
-		out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+		out := runScenario(t, e, parent, ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
 			Actions: []ports.ElectronAction{{StepID: "x", Kind: "renderer-crash"}, {StepID: "r", Kind: "renderer-reload"}, {StepID: "c", Kind: "click", Selector: "#open"}}})
-		is.NoErr(err)
-		assertClean(t, id, parent)
 		is.Equal(out.Status, "complete")
 		for _, a := range out.Actions {
 			is.Equal(a.Status, "completed")
@@ -346,14 +353,10 @@ func TestElectronScenarioRendererReloadAndCrash(t *testing.T) {
 func TestElectronScenarioPartialAttach(t *testing.T) {
 	needNode(t)
 	is := is.New(t)
-	e, parent := scenarioEngine(t)
-	app, _ := filepath.Abs("testdata/electronapp")
-	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	e, parent, exe, app := fakeElectron(t)
 	id := runID(t)
-	out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+	out := runScenario(t, e, parent, ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
 		Args: []string{"--fake-no-renderer-hook"}, Actions: []ports.ElectronAction{{StepID: "open", Kind: "click", Selector: "#open"}}})
-	is.NoErr(err)
-	assertClean(t, id, parent)
 	is.Equal(out.Status, "partial_attach")
 	is.Equal(len(out.Renderers), 1)
 	is.True(out.Renderers[0].Loaded && !out.Renderers[0].Attached)
@@ -376,9 +379,7 @@ func TestElectronScenarioPartialAttach(t *testing.T) {
 func TestElectronScenarioHangKeepsPartialObservation(t *testing.T) {
 	needNode(t)
 	is := is.New(t)
-	e, parent := scenarioEngine(t)
-	app, _ := filepath.Abs("testdata/electronapp")
-	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	e, parent, exe, app := fakeElectron(t)
 	id := runID(t)
 	_, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
 		ActionMS: 2000, Args: []string{"--fake-freeze-on-deep-link"},
@@ -400,14 +401,10 @@ func TestElectronScenarioHangKeepsPartialObservation(t *testing.T) {
 func TestElectronScenarioFloodIsTruncated(t *testing.T) {
 	needNode(t)
 	is := is.New(t)
-	e, parent := scenarioEngine(t)
-	app, _ := filepath.Abs("testdata/electronapp")
-	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	e, parent, exe, app := fakeElectron(t)
 	id := runID(t)
-	out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+	out := runScenario(t, e, parent, ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
 		MaxIPCEvents: 100, Args: []string{"--flood=5000"}, Actions: []ports.ElectronAction{{StepID: "w", Kind: "wait", DurationMS: 50}}})
-	is.NoErr(err)
-	assertClean(t, id, parent)
 	is.Equal(out.Status, "capture_truncated")
 	is.Equal(len(out.IPC), 100)
 	is.True(out.IPCObserved >= 5000)
@@ -509,10 +506,8 @@ func TestElectronScenarioLive(t *testing.T) {
 	e, parent := scenarioEngine(t)
 	app, _ := filepath.Abs("testdata/electronapp")
 	id := runID(t)
-	out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+	out := runScenario(t, e, parent, ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
 		Actions: []ports.ElectronAction{{StepID: "s1", Kind: "click", Selector: "#open"}}})
-	is.NoErr(err)
-	assertClean(t, id, parent)
 	kinds := map[string]bool{}
 	for _, ev := range out.IPC {
 		kinds[ev.Role+" "+ev.Kind+" "+ev.Channel] = true
@@ -536,9 +531,7 @@ func TestElectronScenarioLive(t *testing.T) {
 func TestElectronScenarioDurationLimitKeepsTheSnapshot(t *testing.T) {
 	needNode(t)
 	is := is.New(t)
-	e, parent := scenarioEngine(t)
-	app, _ := filepath.Abs("testdata/electronapp")
-	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	e, parent, exe, app := fakeElectron(t)
 	id := runID(t)
 	out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
 		DurationMS: 6000, Actions: []ports.ElectronAction{{StepID: "open", Kind: "click", Selector: "#open"},
@@ -591,10 +584,8 @@ func TestElectronScenarioTargetExitNamesTheExit(t *testing.T) {
 		var pid int
 		e = cdp.NewRuntime(&cdp.RuntimeOptions{TempParent: parent, GraceDelay: 300 * time.Millisecond, Tap: &cdp.ScenarioTap{Started: func(p int, _ []string) { pid = p }}})
 		id := runID(t)
-		out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+		out := runScenario(t, e, parent, ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
 			Args: []string{"--fake-exit-on-deep-link=7"}, Actions: acts})
-		is.NoErr(err)
-		assertClean(t, id, parent)
 		is.Equal(out.Status, "target_exited")
 		is.Equal([]string{out.Actions[0].Status, out.Actions[1].Error, out.Actions[2].Status}, []string{"completed", "target_exited", "skipped"})
 		m := main(out)
@@ -612,10 +603,8 @@ func TestElectronScenarioTargetExitNamesTheExit(t *testing.T) {
 		is := is.New(t)
 		e, parent := scenarioEngine(t)
 		id := runID(t)
-		out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+		out := runScenario(t, e, parent, ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
 			Args: []string{"--fake-kill-on-deep-link"}, Actions: acts})
-		is.NoErr(err)
-		assertClean(t, id, parent)
 		is.Equal(out.Status, "target_exited")
 		m := main(out)
 		is.True(m != nil)
