@@ -36,19 +36,26 @@ func TestEnvironmentIsReadOncePerProcess(t *testing.T) {
 	checkGone(t, r, nil)
 }
 
-// Look returns the process table it read and proves from it, as Lineage
-// does, so that a process proven ours by descent is known at a stop even
-// after its parent exited.
+// Look returns the processes it proves the run's, as Lineage does, so
+// that a process proven ours by descent is known at a stop even after its
+// parent exited.
 func TestLookProvesWhatItReads(t *testing.T) {
 	is := is.New(t)
 	r, pids := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "1"))
 	is.Equal(len(pids), 1)
 	ids := identify(t, pids...)
-	tab, err := r.Look(context.Background())
+	owned, err := r.Look(context.Background())
 	is.NoErr(err)
-	is.Equal(tab[r.PID()].Start, r.StartTick())
-	is.Equal(tab[ids[0].pid].Start, ids[0].start)
-	is.Equal(tab[ids[0].pid].PPID, r.PID())
+	is.Equal(len(owned), 2)
+	is.Equal(owned[0].PID < owned[1].PID, true) // sorted by pid
+	byPID := map[int]supervisor.Owned{}
+	for _, o := range owned {
+		byPID[o.PID] = o
+	}
+	is.Equal(byPID[r.PID()].Start, r.StartTick())
+	is.Equal(byPID[ids[0].pid].Start, ids[0].start)
+	is.Equal(byPID[ids[0].pid].PPID, r.PID())
+	is.True(!byPID[ids[0].pid].ByRunID)                    // proven by descent
 	is.True(supervisor.Knows(r, ids[0].pid, ids[0].start)) // proven at this look
 	is.NoErr(r.Cleanup(context.Background()))
 	checkGone(t, r, ids)

@@ -45,6 +45,7 @@ type census struct {
 	owned        map[int]procInfo // proven ours, launcher included when live
 	unverified   map[int]string   // live members of an owned process group not proven ours: pid -> why
 	members      map[int][]int    // owned process group -> its live members, owned or not
+	byToken      map[int]bool     // owned, proven at this look by the run ID (not by descent)
 	// Owned process groups are those led (now or at an earlier look) by a
 	// process proven ours; only they are signalled whole or reported.
 }
@@ -78,7 +79,7 @@ func (r *Run) census(tab map[int]procInfo) census {
 	session := r.session
 	r.mu.Unlock()
 
-	c := census{owned: map[int]procInfo{}, unverified: map[int]string{}, members: map[int][]int{}}
+	c := census{owned: map[int]procInfo{}, unverified: map[int]string{}, members: map[int][]int{}, byToken: map[int]bool{}}
 	if pid == 0 {
 		return c
 	}
@@ -149,6 +150,7 @@ func (r *Run) census(tab map[int]procInfo) census {
 		switch seen.res {
 		case tokenPresent:
 			c.owned[k] = p
+			c.byToken[k] = true
 		case tokenUnreadable:
 			why[k] = "environment unreadable"
 			if seen.err != "" {

@@ -54,20 +54,39 @@ func ProcTable(ctx context.Context) (map[int]Proc, error) {
 	return out, nil
 }
 
-// Look reads the process table once, proves from it which processes are
-// the run's, as Lineage does (so that a stop knows a process proven ours by
-// descent even after its parent exited), and returns the table: an engine
-// that samples the tree it launched reads /proc once a look, not once for
-// itself and again for the run. It never signals.
-func (r *Run) Look(ctx context.Context) (map[int]Proc, error) {
+// Owned is a process a look proved the run's.
+type Owned struct {
+	Proc
+	// ByRunID: proven at this look by the run ID in its environment, not
+	// by descent from a process proven ours (a daemon that called setsid
+	// and was reparented).
+	ByRunID bool
+}
+
+// Look takes one look at the run's processes and returns those it proves
+// the run's, sorted by pid, by the rules Lineage and the stop use (so that
+// a stop knows a process proven ours by descent even after its parent
+// exited): the census is the supervisor's, and an engine that samples the
+// tree it launched (the capture) keeps no census of its own. It never
+// signals.
+func (r *Run) Look(ctx context.Context) ([]Owned, error) {
+	r.mu.Lock()
+	pid, start := r.pid, r.startTick
+	r.mu.Unlock()
+	if pid == 0 {
+		return nil, errors.New("supervisor: nothing was launched")
+	}
+	if start == 0 {
+		return nil, errors.New("supervisor: the launcher's start time could not be read at launch")
+	}
 	tab, err := readTable(ctx)
 	if err != nil {
 		return nil, err
 	}
-	r.census(tab)
-	out := make(map[int]Proc, len(tab))
-	for pid, p := range tab {
-		out[pid] = p.export()
+	c := r.census(tab)
+	out := make([]Owned, 0, len(c.owned))
+	for _, p := range c.sortedOwned() {
+		out = append(out, Owned{Proc: p.export(), ByRunID: c.byToken[p.pid]})
 	}
 	return out, nil
 }

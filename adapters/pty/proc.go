@@ -5,13 +5,11 @@ package pty
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -47,22 +45,19 @@ type procRecord struct {
 	lastSig string
 }
 
-// sampler keeps the process tree as it grew. A process is the capture's when
-// it is the launcher, a child (born no earlier) of a process already proven
-// the capture's, or carries the run ID in its initial environment and was
-// born no earlier than the launcher (a daemon that called setsid).
+// sampler keeps the process tree as it grew. Which processes are the
+// capture's is the supervisor's census (Run.Look): the launcher, a child
+// (born no earlier) of a process already proven the capture's, or one that
+// carries the run ID in its initial environment and was born no earlier
+// than the launcher (a daemon that called setsid).
 type sampler struct {
-	launcher    int
-	launchStart uint64
-	runID       string
-	limit       int64
+	launcher int
+	limit    int64
 
-	// What a look reads of /proc: the process table, a process's argv and
-	// whether it carries the run ID. A test replays recorded looks
-	// through them.
-	table   func() (map[int]supervisor.Proc, error)
-	argv    func(pid int) ([]string, bool)
-	carries func(pid int, runID string) (has, ok bool)
+	// What a look reads of /proc: the capture's processes and a process's
+	// argv. A test replays recorded looks through them.
+	look func() ([]supervisor.Owned, error)
+	argv func(pid int) ([]string, bool)
 	// What the socket scan reads: a process's network namespace, its
 	// namespace's listening table and its socket descriptors.
 	netns        func(pid int) (string, error)
@@ -71,7 +66,6 @@ type sampler struct {
 
 	procs      map[procKey]*procRecord
 	order      []procKey
-	tokenSeen  map[procKey]bool // true: carries the run ID; false: checked, does not
 	samples    []ports.ProcessSample
 	partial    bool
 	limitHit   bool
@@ -83,15 +77,12 @@ type sampler struct {
 	unreadable map[int]string
 }
 
-func newSampler(launcher int, start uint64, runID string, limit int64) *sampler {
+func newSampler(launcher int, limit int64, look func() ([]supervisor.Owned, error)) *sampler {
 	return &sampler{
-		launcher: launcher, launchStart: start, runID: runID, limit: limit,
-		table: func() (map[int]supervisor.Proc, error) { return supervisor.ProcTable(context.Background()) },
-		argv:  readArgv, carries: supervisor.CarriesRunID,
+		launcher: launcher, limit: limit, look: look, argv: readArgv,
 		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes,
-		procs: map[procKey]*procRecord{}, tokenSeen: map[procKey]bool{},
-		sockets: map[string]*ports.ListeningSocket{}, unreadable: map[int]string{},
-		listeners: map[string]bool{},
+		procs: map[procKey]*procRecord{}, sockets: map[string]*ports.ListeningSocket{},
+		unreadable: map[int]string{}, listeners: map[string]bool{},
 	}
 }
 
@@ -105,69 +96,19 @@ func (s *sampler) fail(err error) {
 
 // sample takes one look and returns the capture's live processes.
 func (s *sampler) sample(atMS int64) []supervisor.Proc {
-	tab, err := s.table()
+	owned, err := s.look()
 	if err != nil {
 		s.fail(err)
 		return nil
 	}
-	owned := map[int]supervisor.Proc{}
-	if p, ok := tab[s.launcher]; ok && p.Start == s.launchStart {
-		owned[p.PID] = p
-	}
-	for k := range s.procs {
-		if p, ok := tab[k.pid]; ok && p.Start == k.start {
-			owned[p.PID] = p
-		}
-	}
-	grow := func() {
-		for changed := true; changed; {
-			changed = false
-			for pid, p := range tab {
-				if _, ok := owned[pid]; ok {
-					continue
-				}
-				if parent, ok := owned[p.PPID]; ok && p.Start >= parent.Start {
-					owned[pid] = p
-					changed = true
-				}
-			}
-		}
-	}
-	grow()
-	byToken := map[int]bool{}
-	for pid, p := range tab {
-		if _, ok := owned[pid]; ok || p.Start < s.launchStart || pid == os.Getpid() {
-			continue
-		}
-		k := procKey{pid, p.Start}
-		has, seen := s.tokenSeen[k]
-		if !seen {
-			var ok bool
-			has, ok = s.carries(pid, s.runID)
-			if !ok {
-				// Another user's process, or one that is gone: not ours to
-				// claim, and not worth a failure unless it is in our group.
-				continue
-			}
-			s.tokenSeen[k] = has
-		}
-		if has {
-			owned[pid] = p
-			byToken[pid] = true
-		}
-	}
-	grow()
-
 	live := make([]supervisor.Proc, 0, len(owned))
-	for _, p := range owned {
+	for _, o := range owned {
+		p := o.Proc
 		live = append(live, p)
-	}
-	sort.Slice(live, func(i, j int) bool { return live[i].PID < live[j].PID })
-	for _, p := range live {
 		k := procKey{p.PID, p.Start}
 		rec, ok := s.procs[k]
 		if !ok {
-			rec = &procRecord{key: k, CapturedProcess: ports.CapturedProcess{PID: p.PID, FirstSeenMS: atMS, ByRunID: byToken[p.PID]}}
+			rec = &procRecord{key: k, CapturedProcess: ports.CapturedProcess{PID: p.PID, FirstSeenMS: atMS, ByRunID: o.ByRunID}}
 			s.procs[k] = rec
 			s.order = append(s.order, k)
 		}

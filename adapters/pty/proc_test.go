@@ -3,6 +3,7 @@
 package pty
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,21 +13,30 @@ import (
 	"rea/supervisor"
 )
 
-// look is one recorded look at /proc: the table and each process's argv
-// (absent: unreadable, as a process that is exiting).
+// look is one recorded look: the capture's processes (as the supervisor's
+// census proved them) and each process's argv (absent: unreadable, as a
+// process that is exiting).
 type look struct {
 	table map[int]supervisor.Proc
 	argv  map[int][]string
 }
 
+// owned is tab as a look returns it: sorted by pid.
+func owned(tab map[int]supervisor.Proc) []supervisor.Owned {
+	out := make([]supervisor.Owned, 0, len(tab))
+	for _, p := range tab {
+		out = append(out, supervisor.Owned{Proc: p})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
+	return out
+}
+
 // replay runs a sampler over recorded looks, one every 50 ms. Pids are
 // above Linux's pid_max (2^22), so no real process is read for sockets.
 func replay(launcher int, looks []look) *sampler {
-	s := newSampler(launcher, 100, "run", 1000)
 	i := 0
-	s.table = func() (map[int]supervisor.Proc, error) { return looks[i].table, nil }
+	s := newSampler(launcher, 1000, func() ([]supervisor.Owned, error) { return owned(looks[i].table), nil })
 	s.argv = func(pid int) ([]string, bool) { a, ok := looks[i].argv[pid]; return a, ok }
-	s.carries = func(int, string) (bool, bool) { return false, true }
 	for i = range looks {
 		s.sample(int64(i) * 50)
 	}
@@ -120,11 +130,9 @@ func TestListeningTablesAreReadPerNamespaceForNewSockets(t *testing.T) {
 		{a: {"901"}, b: {"902"}},
 		{a: {"901"}, b: {"902"}},
 	}
-	s := newSampler(sh, 100, "run", 1000)
 	i := 0
-	s.table = func() (map[int]supervisor.Proc, error) { return tab, nil }
+	s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) { return owned(tab), nil })
 	s.argv = func(int) ([]string, bool) { return []string{"x"}, true }
-	s.carries = func(int, string) (bool, bool) { return false, true }
 	s.socketInodes = func(pid int) []string { return holds[i][pid] }
 	s.netns = func(pid int) (string, error) {
 		if pid == b {
