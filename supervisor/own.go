@@ -24,6 +24,13 @@ type procKey struct {
 	start uint64
 }
 
+// seenStat is what a look read of one process's stat, with the inode
+// number /proc's listing gave the process's directory then.
+type seenStat struct {
+	p   procInfo
+	ino uint64
+}
+
 // tokenSeen is what one read of a process's environment found.
 type tokenSeen struct {
 	res tokenResult

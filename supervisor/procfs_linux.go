@@ -67,11 +67,13 @@ type Owned struct {
 // the run's, sorted by pid, by the rules Lineage and the stop use (so that
 // a stop knows a process proven ours by descent even after its parent
 // exited): the census is the supervisor's, and an engine that samples the
-// tree it launched (the capture) keeps no census of its own. It never
+// tree it launched (the capture) keeps no census of its own. It reads the
+// stat of only the processes that could be the run's or in a group of the
+// run's (see lookTable), not the machine's whole process table. It never
 // signals.
 func (r *Run) Look(ctx context.Context) ([]Owned, error) {
 	r.mu.Lock()
-	pid, start := r.pid, r.startTick
+	pid, start, launchSID := r.pid, r.startTick, r.launchSID
 	r.mu.Unlock()
 	if pid == 0 {
 		return nil, errors.New("supervisor: nothing was launched")
@@ -79,7 +81,12 @@ func (r *Run) Look(ctx context.Context) ([]Owned, error) {
 	if start == 0 {
 		return nil, errors.New("supervisor: the launcher's start time could not be read at launch")
 	}
-	tab, err := readTable(ctx)
+	r.lookMu.Lock()
+	defer r.lookMu.Unlock()
+	if r.sessions == nil {
+		r.sessions = map[int]bool{launchSID: true}
+	}
+	tab, err := r.lookTable(ctx, start, r.sessions)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +94,13 @@ func (r *Run) Look(ctx context.Context) ([]Owned, error) {
 	out := make([]Owned, 0, len(c.owned))
 	for _, p := range c.sortedOwned() {
 		out = append(out, Owned{Proc: p.export(), ByRunID: c.byToken[p.pid]})
+		if !r.sessions[p.sid] {
+			// A session new to the run can hold only processes born after
+			// the launcher, which every look reads; still, the next look
+			// reads every process once more rather than rely on it.
+			r.sessions[p.sid] = true
+			r.seen = nil
+		}
 	}
 	return out, nil
 }
