@@ -12,6 +12,7 @@ type procInfo struct {
 	start                uint64 // clock ticks after boot: with pid, the process's identity
 	state                byte   // R, S, D, Z, X, ...
 	comm                 string
+	image                uint64 // the program image since the last exec; 0 when unknown (see imageOf)
 }
 
 func (p procInfo) dead() bool { return p.state == 'Z' || p.state == 'X' || p.state == 'x' }

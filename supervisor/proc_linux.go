@@ -91,7 +91,42 @@ func parseStat(pid int, b []byte) (procInfo, error) {
 	if head, err := strconv.Atoi(strings.TrimSpace(string(b[:open]))); err != nil || head != pid {
 		return procInfo{}, fmt.Errorf("supervisor: /proc/%d/stat: pid field %q", pid, b[:open])
 	}
+	p.image = imageOf(f)
 	return p, nil
+}
+
+// imageOf identifies the program image from fields 26 to 28 of a stat line
+// (startcode, endcode, startstack: where the kernel mapped the program and
+// its stack at the last exec, which address-space randomisation changes at
+// every exec). A forked child shows its parent's until it execs. It is 0
+// when the kernel hides them (another user's process, shown as 1, 1, 0) or
+// has none (a zombie, a kernel thread): unknown.
+func imageOf(f []string) uint64 {
+	if len(f) < 26 {
+		return 0
+	}
+	var v [3]uint64
+	for i := range v {
+		n, err := strconv.ParseUint(f[23+i], 10, 64)
+		if err != nil {
+			return 0
+		}
+		v[i] = n
+	}
+	if v[2] == 0 {
+		return 0
+	}
+	// FNV-1a over the three words: a collision between two images of one
+	// process would only keep an argv read before an exec.
+	h := uint64(14695981039346656037)
+	for _, n := range v {
+		for range 8 {
+			h ^= n & 0xff
+			h *= 1099511628211
+			n >>= 8
+		}
+	}
+	return max(h, 1)
 }
 
 // pidEntry is one process directory of /proc: its pid and the inode number

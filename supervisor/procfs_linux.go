@@ -25,13 +25,21 @@ type Proc struct {
 	Start uint64
 	State byte // R, S, D, Z, X, ...
 	Comm  string
+	// Image identifies the program the process runs since its last exec
+	// (from where the kernel mapped it and its stack); a forked child has
+	// its parent's until it execs. 0 when the kernel does not show it
+	// (another user's process, a zombie). Address-space randomisation,
+	// Linux's default, makes every exec's differ; without it two execs of
+	// one program with arguments and environment of the same sizes may
+	// show the same.
+	Image uint64
 }
 
 // Dead reports a zombie or dead task.
 func (p Proc) Dead() bool { return procInfo{state: p.State}.dead() }
 
 func (p procInfo) export() Proc {
-	return Proc{PID: p.pid, PPID: p.ppid, PGID: p.pgid, SID: p.sid, Start: p.start, State: p.state, Comm: p.comm}
+	return Proc{PID: p.pid, PPID: p.ppid, PGID: p.pgid, SID: p.sid, Start: p.start, State: p.state, Comm: p.comm, Image: p.image}
 }
 
 // ReadProc reads one process's /proc/PID/stat. A vanished process is an
@@ -125,6 +133,30 @@ var ErrTooLarge = errors.New("larger than the read bound")
 
 // ReadBounded reads at most limit bytes of path (a /proc file).
 func ReadBounded(path string, limit int64) ([]byte, error) { return readBounded(path, limit) }
+
+// ReadProcLink reads the symbolic link /proc/PID/name.
+func ReadProcLink(pid int, name string) (string, error) {
+	path := procRoot + "/" + strconv.Itoa(pid) + "/" + name
+	var buf [256]byte
+	for {
+		n, err := syscall.Readlink(path, buf[:])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return "", &os.PathError{Op: "readlink", Path: path, Err: err}
+		case n == len(buf):
+			return os.Readlink(path) // longer than a socket's or namespace's link
+		}
+		return string(buf[:n]), nil
+	}
+}
+
+// ListProcDir calls each with the name of every entry of the directory
+// /proc/PID/name (such as fd), at most limit of them, without an *os.File.
+func ListProcDir(pid int, name string, limit int, each func(name []byte)) error {
+	return readDirents(procRoot+"/"+strconv.Itoa(pid)+"/"+name, limit, func(n []byte, _ uint64) { each(n) })
+}
 
 // ReadProcFile reads /proc/PID/name, at most limit bytes.
 func ReadProcFile(pid int, name string, limit int64) ([]byte, error) {

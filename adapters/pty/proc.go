@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 
@@ -41,8 +40,9 @@ func readArgv(pid int) ([]string, bool) {
 
 type procRecord struct {
 	ports.CapturedProcess
-	key     procKey
-	lastSig string
+	key       procKey
+	lastSig   string
+	argvImage uint64 // the Proc.Image the argv was read at; 0: read it at every look
 }
 
 // sampler keeps the process tree as it grew. Which processes are the
@@ -114,18 +114,22 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 		}
 		rec.ParentPID, rec.ProcessGroupID, rec.SessionID = p.PPID, p.PGID, p.SID
 		rec.LastSeenMS = atMS
-		// The argv is read at every look, and a later one supersedes an
+		// The argv is read again whenever the process has exec'd since the
+		// read (its Image changed), and a later read supersedes an
 		// earlier: a child seen between its fork and its exec has its
 		// parent's argv, and an exec need not change the kernel's command
 		// name (make running make, sh running sh), so the name alone does
 		// not tell that it happened; nor does the executable's path (make
-		// runs the same /usr/bin/make). A read that fails (the process is
-		// exiting) keeps what an earlier one read. Its cost, measured on
-		// a 200-process fan-out: about an eighth of the sampler's CPU
-		// (the whole machine's stat files, read at each look, cost more).
+		// runs the same /usr/bin/make). The stat was read before the argv,
+		// so an exec between the two reads makes the next look read it
+		// again. Where the image is unknown the argv is read at every
+		// look. A read that fails (the process is exiting) keeps what an
+		// earlier one read, and is tried again at the next look.
 		rec.Comm = p.Comm
-		if argv, readable := s.argv(p.PID); readable {
-			rec.Argv, rec.ArgvReadable = argv, true
+		if !rec.ArgvReadable || p.Image == 0 || p.Image != rec.argvImage {
+			if argv, readable := s.argv(p.PID); readable {
+				rec.Argv, rec.ArgvReadable, rec.argvImage = argv, true, p.Image
+			}
 		}
 		cmd := commandOf(rec.CapturedProcess)
 		sig := fmt.Sprintf("%d\x00%s\x00%d\x00%d", p.PPID, cmd, p.PGID, p.SID)
@@ -206,31 +210,26 @@ func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 	}
 }
 
-// socketInodes returns the inodes of the sockets among pid's open files.
+// socketInodes returns the inodes of the sockets among pid's open files
+// (the first 4096). It reads with plain system calls (see
+// supervisor.ReadProcLink): it runs for every live process at each look.
 func socketInodes(pid int) []string {
-	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil
-	}
-	names, _ := d.Readdirnames(4096)
-	d.Close()
 	var out []string
-	for _, n := range names {
-		link, err := os.Readlink(dir + "/" + n)
+	supervisor.ListProcDir(pid, "fd", 4096, func(n []byte) {
+		link, err := supervisor.ReadProcLink(pid, "fd/"+string(n))
 		if err != nil {
-			continue
+			return
 		}
 		if in, ok := strings.CutPrefix(link, "socket:["); ok {
 			out = append(out, strings.TrimSuffix(in, "]"))
 		}
-	}
+	})
 	return out
 }
 
 // netnsOf names pid's network namespace (net:[INODE]).
 func netnsOf(pid int) (string, error) {
-	return os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net")
+	return supervisor.ReadProcLink(pid, "ns/net")
 }
 
 // netTableOf reads the listening table proto (tcp or tcp6) of pid's

@@ -163,3 +163,40 @@ func TestListeningTablesAreReadPerNamespaceForNewSockets(t *testing.T) {
 	is.Equal([]int{got[0].PID, got[0].Port, int(got[0].FirstSeenMS)}, []int{a, 8080, 50})
 	is.Equal([]int{got[1].PID, got[1].Port, int(got[1].FirstSeenMS)}, []int{b, 22, 100})
 }
+
+// A process's argv is read once for each program image it runs (its
+// Image, which an exec changes): not at every look, and again after an
+// exec. Before, every look read every live process's argv.
+func TestArgvIsReadOncePerImage(t *testing.T) {
+	is := is.New(t)
+	const sh, child = 5000031, 5000032
+	proc := func(pid, ppid int, start, image uint64, comm string) supervisor.Proc {
+		return supervisor.Proc{PID: pid, PPID: ppid, PGID: sh, SID: sh, Start: start, State: 'S', Comm: comm, Image: image}
+	}
+	// The child is forked (its parent's image) at the first look and
+	// execs between the third and the fourth, keeping the name sh.
+	images := []uint64{7, 7, 7, 8, 8}
+	i := 0
+	s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) {
+		return owned(map[int]supervisor.Proc{sh: proc(sh, 1, 100, 7, "sh"), child: proc(child, sh, 101, images[i], "sh")}), nil
+	})
+	reads := map[int]int{}
+	s.argv = func(pid int) ([]string, bool) {
+		reads[pid]++
+		if pid == child && images[i] == 8 {
+			return []string{"sh", "b.sh"}, true
+		}
+		return []string{"sh", "a.sh"}, true
+	}
+	for i = range images {
+		s.sample(int64(i) * 50)
+	}
+	is.Equal(reads, map[int]int{sh: 1, child: 2})
+	var history []string
+	for _, sm := range s.samples {
+		if sm.PID == child {
+			history = append(history, sm.Command)
+		}
+	}
+	is.Equal(history, []string{"sh a.sh", "sh b.sh"})
+}
