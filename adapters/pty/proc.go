@@ -43,6 +43,7 @@ type procRecord struct {
 	key       procKey
 	lastSig   string
 	argvImage uint64 // the Proc.Image the argv was read at; 0: read it at every look
+	argvComm  string // the command name it was read at
 }
 
 // sampler keeps the process tree as it grew. Which processes are the
@@ -102,6 +103,10 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 		return nil
 	}
 	live := make([]supervisor.Proc, 0, len(owned))
+	image := make(map[int]uint64, len(owned))
+	for _, o := range owned {
+		image[o.PID] = o.Image
+	}
 	for _, o := range owned {
 		p := o.Proc
 		live = append(live, p)
@@ -114,21 +119,28 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 		}
 		rec.ParentPID, rec.ProcessGroupID, rec.SessionID = p.PPID, p.PGID, p.SID
 		rec.LastSeenMS = atMS
-		// The argv is read again whenever the process has exec'd since the
-		// read (its Image changed), and a later read supersedes an
-		// earlier: a child seen between its fork and its exec has its
-		// parent's argv, and an exec need not change the kernel's command
-		// name (make running make, sh running sh), so the name alone does
-		// not tell that it happened; nor does the executable's path (make
-		// runs the same /usr/bin/make). The stat was read before the argv,
-		// so an exec between the two reads makes the next look read it
-		// again. Where the image is unknown the argv is read at every
-		// look. A read that fails (the process is exiting) keeps what an
+		// The argv is read again whenever the process may have changed it
+		// since the last read, and a later read supersedes an earlier: a
+		// child seen between its fork and its exec has its parent's argv,
+		// and an exec need not change the kernel's command name (make
+		// running make, sh running sh), so the name alone does not tell
+		// that it happened; nor does the executable's path (make runs the
+		// same /usr/bin/make). So it is read when the process's program
+		// image (Proc.Image) changed, which every exec does, or is unknown;
+		// when its command name changed (a program that renames itself);
+		// and at every look while it runs its parent's image, forked and
+		// not exec'd (a shell's subshell, a server's worker, which may
+		// rewrite its argv as its title). The stat was read before the
+		// argv, so an exec between the two makes the next look read it
+		// again. A process that rewrites its argv after the first read,
+		// without exec or rename, in an image of its own, keeps the first
+		// read. A read that fails (the process is exiting) keeps what an
 		// earlier one read, and is tried again at the next look.
 		rec.Comm = p.Comm
-		if !rec.ArgvReadable || p.Image == 0 || p.Image != rec.argvImage {
+		forked := p.Image != 0 && image[p.PPID] == p.Image
+		if !rec.ArgvReadable || p.Image == 0 || p.Image != rec.argvImage || p.Comm != rec.argvComm || forked {
 			if argv, readable := s.argv(p.PID); readable {
-				rec.Argv, rec.ArgvReadable, rec.argvImage = argv, true, p.Image
+				rec.Argv, rec.ArgvReadable, rec.argvImage, rec.argvComm = argv, true, p.Image, p.Comm
 			}
 		}
 		cmd := commandOf(rec.CapturedProcess)

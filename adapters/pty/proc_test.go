@@ -165,38 +165,48 @@ func TestListeningTablesAreReadPerNamespaceForNewSockets(t *testing.T) {
 }
 
 // A process's argv is read once for each program image it runs (its
-// Image, which an exec changes): not at every look, and again after an
-// exec. Before, every look read every live process's argv.
+// Image, which an exec changes) and command name, not at every look;
+// while it runs its parent's image (forked, not exec'd) it is read at
+// every look. Before, every look read every live process's argv.
 func TestArgvIsReadOncePerImage(t *testing.T) {
 	is := is.New(t)
-	const sh, child = 5000031, 5000032
+	const sh, child, other = 5000031, 5000032, 5000033
 	proc := func(pid, ppid int, start, image uint64, comm string) supervisor.Proc {
 		return supervisor.Proc{PID: pid, PPID: ppid, PGID: sh, SID: sh, Start: start, State: 'S', Comm: comm, Image: image}
 	}
-	// The child is forked (its parent's image) at the first look and
-	// execs between the third and the fourth, keeping the name sh.
-	images := []uint64{7, 7, 7, 8, 8}
+	// The child is forked (its parent's image, 7) at the first two looks,
+	// execs a.sh before the third and b.sh before the fourth, keeping the
+	// name sh; the other process renames itself before the fourth.
+	images := []uint64{7, 7, 8, 9, 9}
+	names := []string{"x", "x", "x", "y", "y"}
+	argvs := map[uint64][]string{7: {"sh"}, 8: {"sh", "a.sh"}, 9: {"sh", "b.sh"}}
 	i := 0
 	s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) {
-		return owned(map[int]supervisor.Proc{sh: proc(sh, 1, 100, 7, "sh"), child: proc(child, sh, 101, images[i], "sh")}), nil
+		return owned(map[int]supervisor.Proc{
+			sh:    proc(sh, 1, 100, 7, "sh"),
+			child: proc(child, sh, 101, images[i], "sh"),
+			other: proc(other, sh, 102, 5, names[i]),
+		}), nil
 	})
 	reads := map[int]int{}
 	s.argv = func(pid int) ([]string, bool) {
 		reads[pid]++
-		if pid == child && images[i] == 8 {
-			return []string{"sh", "b.sh"}, true
+		switch pid {
+		case child:
+			return argvs[images[i]], true
+		case other:
+			return []string{names[i]}, true
 		}
-		return []string{"sh", "a.sh"}, true
+		return []string{"sh"}, true
 	}
 	for i = range images {
 		s.sample(int64(i) * 50)
 	}
-	is.Equal(reads, map[int]int{sh: 1, child: 2})
-	var history []string
+	is.Equal(reads, map[int]int{sh: 1, child: 4, other: 2})
+	history := map[int][]string{}
 	for _, sm := range s.samples {
-		if sm.PID == child {
-			history = append(history, sm.Command)
-		}
+		history[sm.PID] = append(history[sm.PID], sm.Command)
 	}
-	is.Equal(history, []string{"sh a.sh", "sh b.sh"})
+	is.Equal(history[child], []string{"sh", "sh a.sh", "sh b.sh"})
+	is.Equal(history[other], []string{"x", "y"})
 }
