@@ -144,6 +144,7 @@ func TestLookFollowsReparentedAndExitedProcesses(t *testing.T) {
 	// One child exits (the launcher does not reap it: a zombie), then the
 	// launcher exits and the other child is reparented.
 	is.NoErr(syscall.Kill(pids[0], syscall.SIGKILL))
+	eventually(t, "the killed child dies", func() bool { return !alive(ids[0]) }) // kill returns before it does
 	is.NoErr(r.Stdin().Close())
 	<-r.Exited()
 
