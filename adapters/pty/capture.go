@@ -109,7 +109,6 @@ type capture struct {
 	renderAbandoned bool // set by the renderer
 	renderDone      chan struct{}
 	nextSample      time.Duration
-	launchStart     uint64
 	disposition     string
 	cleanupStatus   string
 }
@@ -245,7 +244,6 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 		return c.abort(out, fmt.Errorf("pty: launch %s: %w", exe, err))
 	}
 	pid := sup.PID()
-	c.launchStart = sup.StartTick()
 	confirmIdentity(&out.Executable, tuple)
 	// Every sample is one of the supervisor's looks, which never signal:
 	// its census says which processes are the capture's, and what it
