@@ -56,13 +56,20 @@ func FuzzParseStat(f *testing.F) {
 // under the same name (sh running sh), and stays put while it does not.
 func TestImageChangesAtExec(t *testing.T) {
 	is := is.New(t)
-	c := exec.Command("/bin/sh", "-c", "read x; exec /bin/sh -c 'echo execd; read y'")
+	c := exec.Command("/bin/sh", "-c", "echo ready; read x; exec /bin/sh -c 'echo execd; read y'")
 	in, err := c.StdinPipe()
 	is.NoErr(err)
 	out, err := c.StdoutPipe()
 	is.NoErr(err)
 	is.NoErr(c.Start())
 	t.Cleanup(func() { in.Close(); c.Process.Kill(); c.Wait() })
+	// Start returns once the exec is past its point of no return, before
+	// the kernel has set up the new stack (Image reads 0 then): wait for
+	// the shell to run.
+	lines := bufio.NewReader(out)
+	line, err := lines.ReadString('\n')
+	is.NoErr(err)
+	is.Equal(line, "ready\n")
 	before, err := supervisor.ReadProc(c.Process.Pid)
 	is.NoErr(err)
 	is.True(before.Image != 0)
@@ -72,7 +79,7 @@ func TestImageChangesAtExec(t *testing.T) {
 
 	_, err = in.Write([]byte("go\n"))
 	is.NoErr(err)
-	line, err := bufio.NewReader(out).ReadString('\n')
+	line, err = lines.ReadString('\n')
 	is.NoErr(err)
 	is.Equal(line, "execd\n") // the exec happened
 	after, err := supervisor.ReadProc(c.Process.Pid)
