@@ -52,3 +52,23 @@ func Knows(r *Run, pid int, start uint64) bool {
 	defer r.mu.Unlock()
 	return r.known[pid] == start
 }
+
+// CountStatReads makes r's looks count the stat reads of each process and
+// returns how many read pid's so far.
+func CountStatReads(r *Run) func(pid int) int {
+	var mu sync.Mutex
+	n := map[int]int{}
+	r.lookMu.Lock()
+	r.statHook = func(pid int) (procInfo, error) {
+		mu.Lock()
+		n[pid]++
+		mu.Unlock()
+		return readStat(pid)
+	}
+	r.lookMu.Unlock()
+	return func(pid int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n[pid]
+	}
+}

@@ -50,6 +50,8 @@ func TestMain(m *testing.M) {
 //	                  print; sleep
 //	env               print the run ID the process received, then sleep
 //	stdin             print, then exit 0 when stdin reaches EOF
+//	leave             start two sleeping children without the run ID in
+//	                  their environment; print; exit 0 when stdin reaches EOF
 //	tty               print "tty SID PID TTY_NR" read from /proc/self/stat, then sleep
 func helper(mode string, args []string) int {
 	if os.Getenv(ignoreTermEnv) == "1" {
@@ -121,6 +123,16 @@ func helper(mode string, args []string) int {
 		sleepForever()
 	case "stdin":
 		fmt.Println(pidLine(nil))
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "leave":
+		var pids []int
+		for range 2 {
+			c, out := spawnWithout(supervisor.RunIDEnv, "tree", nil, "0", "0")
+			readPids(out)
+			pids = append(pids, c.Process.Pid)
+		}
+		fmt.Println(pidLine(pids))
 		io.Copy(io.Discard, os.Stdin)
 		return 0
 	case "tty":

@@ -4,8 +4,13 @@ package supervisor_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -36,20 +41,122 @@ func TestEnvironmentIsReadOncePerProcess(t *testing.T) {
 	checkGone(t, r, nil)
 }
 
-// Look returns the process table it read and proves from it, as Lineage
-// does, so that a process proven ours by descent is known at a stop even
-// after its parent exited.
+// Look returns the processes it proves the run's, as Lineage does, so
+// that a process proven ours by descent is known at a stop even after its
+// parent exited.
 func TestLookProvesWhatItReads(t *testing.T) {
 	is := is.New(t)
 	r, pids := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "1"))
 	is.Equal(len(pids), 1)
 	ids := identify(t, pids...)
-	tab, err := r.Look(context.Background())
+	owned, err := r.Look(context.Background())
 	is.NoErr(err)
-	is.Equal(tab[r.PID()].Start, r.StartTick())
-	is.Equal(tab[ids[0].pid].Start, ids[0].start)
-	is.Equal(tab[ids[0].pid].PPID, r.PID())
+	is.Equal(len(owned), 2)
+	is.Equal(owned[0].PID < owned[1].PID, true) // sorted by pid
+	byPID := map[int]supervisor.Owned{}
+	for _, o := range owned {
+		byPID[o.PID] = o
+	}
+	is.Equal(byPID[r.PID()].Start, r.StartTick())
+	is.Equal(byPID[ids[0].pid].Start, ids[0].start)
+	is.Equal(byPID[ids[0].pid].PPID, r.PID())
+	is.True(!byPID[ids[0].pid].ByRunID)                    // proven by descent
 	is.True(supervisor.Knows(r, ids[0].pid, ids[0].start)) // proven at this look
+	is.NoErr(r.Cleanup(context.Background()))
+	checkGone(t, r, ids)
+}
+
+// A look reads the stat of only the processes that could be the run's or
+// in a group of the run's: those born no earlier than the launcher and
+// those in the launcher's session. A process born before the launcher, in
+// a session of its own, is read at the first look only (not at every
+// look). Before, every
+// look read every process's stat on the machine.
+func TestLookReadsOnlyWhatItNeeds(t *testing.T) {
+	is := is.New(t)
+	// A stranger in a session of its own, born at least a clock tick
+	// before the launcher: the wait is on /proc/uptime, not on a delay.
+	stranger := exec.Command("sleep", "30")
+	stranger.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	is.NoErr(stranger.Start())
+	t.Cleanup(func() { stranger.Process.Kill(); stranger.Wait() })
+	born, err := supervisor.StartTicks(stranger.Process.Pid)
+	is.NoErr(err)
+	for uptimeTicks(t) <= born+1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	r, pids := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "1"))
+	reads := supervisor.CountStatReads(r)
+	const looks = 5
+	for range looks {
+		owned, err := r.Look(context.Background())
+		is.NoErr(err)
+		is.Equal(len(owned), 2) // the launcher and its child
+	}
+	// Read at the first look, and again only if the kernel dropped its
+	// /proc directory from its cache (it then gives it a new inode).
+	is.True(reads(stranger.Process.Pid) < looks)
+	is.Equal(reads(r.PID()), looks) // the run's, read at every look
+	is.Equal(reads(pids[0]), looks)
+	is.NoErr(r.Cleanup(context.Background()))
+	checkGone(t, r, nil)
+}
+
+// uptimeTicks is the time since boot in clock ticks, from /proc/uptime.
+func uptimeTicks(t *testing.T) uint64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, frac, _ := strings.Cut(strings.Fields(string(b))[0], ".")
+	s, err1 := strconv.ParseUint(sec, 10, 64)
+	c, err2 := strconv.ParseUint((frac + "00")[:2], 10, 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("/proc/uptime: %q", b)
+	}
+	return s*100 + c
+}
+
+// A process proven ours at one look is still attributed, with its new
+// parent, at a later look after its parent exited and it was reparented,
+// though nothing in its environment says it is ours; one that exited
+// between the two looks is not. Looks read only part of the table: the
+// run's processes must be read again at every look, not taken from what
+// an earlier look read.
+func TestLookFollowsReparentedAndExitedProcesses(t *testing.T) {
+	is := is.New(t)
+	r, pids := start(t, context.Background(), fast(t), helperSpec("leave", nil))
+	is.Equal(len(pids), 2)
+	ids := identify(t, pids...)
+	owned, err := r.Look(context.Background())
+	is.NoErr(err)
+	got := map[int]int{} // pid -> parent pid
+	for _, o := range owned {
+		got[o.PID] = o.PPID
+		is.True(!o.ByRunID)
+	}
+	is.Equal(len(got), 3)
+	is.Equal(got[pids[0]], r.PID())
+	is.Equal(got[pids[1]], r.PID())
+
+	// One child exits (the launcher does not reap it: a zombie), then the
+	// launcher exits and the other child is reparented.
+	is.NoErr(syscall.Kill(pids[0], syscall.SIGKILL))
+	eventually(t, "the killed child dies", func() bool { return !alive(ids[0]) }) // kill returns before it does
+	is.NoErr(r.Stdin().Close())
+	<-r.Exited()
+
+	owned, err = r.Look(context.Background())
+	is.NoErr(err)
+	is.Equal(len(owned), 1)
+	is.Equal(owned[0].PID, pids[1])
+	is.Equal(owned[0].Start, ids[1].start)
+	is.True(owned[0].PPID != r.PID()) // reparented
+	is.True(!owned[0].ByRunID)
+	is.True(supervisor.Knows(r, ids[1].pid, ids[1].start))
+	is.True(!supervisor.Knows(r, ids[0].pid, ids[0].start))
 	is.NoErr(r.Cleanup(context.Background()))
 	checkGone(t, r, ids)
 }

@@ -12,6 +12,7 @@ type procInfo struct {
 	start                uint64 // clock ticks after boot: with pid, the process's identity
 	state                byte   // R, S, D, Z, X, ...
 	comm                 string
+	image                uint64 // the program image since the last exec; 0 when unknown (see imageOf)
 }
 
 func (p procInfo) dead() bool { return p.state == 'Z' || p.state == 'X' || p.state == 'x' }
@@ -22,6 +23,13 @@ type tokenResult int
 type procKey struct {
 	pid   int
 	start uint64
+}
+
+// seenStat is what a look read of one process's stat, with the inode
+// number /proc's listing gave the process's directory then.
+type seenStat struct {
+	p   procInfo
+	ino uint64
 }
 
 // tokenSeen is what one read of a process's environment found.
@@ -45,6 +53,7 @@ type census struct {
 	owned        map[int]procInfo // proven ours, launcher included when live
 	unverified   map[int]string   // live members of an owned process group not proven ours: pid -> why
 	members      map[int][]int    // owned process group -> its live members, owned or not
+	byToken      map[int]bool     // owned, proven at this look by the run ID (not by descent)
 	// Owned process groups are those led (now or at an earlier look) by a
 	// process proven ours; only they are signalled whole or reported.
 }
@@ -78,7 +87,7 @@ func (r *Run) census(tab map[int]procInfo) census {
 	session := r.session
 	r.mu.Unlock()
 
-	c := census{owned: map[int]procInfo{}, unverified: map[int]string{}, members: map[int][]int{}}
+	c := census{owned: map[int]procInfo{}, unverified: map[int]string{}, members: map[int][]int{}, byToken: map[int]bool{}}
 	if pid == 0 {
 		return c
 	}
@@ -149,6 +158,7 @@ func (r *Run) census(tab map[int]procInfo) census {
 		switch seen.res {
 		case tokenPresent:
 			c.owned[k] = p
+			c.byToken[k] = true
 		case tokenUnreadable:
 			why[k] = "environment unreadable"
 			if seen.err != "" {

@@ -5,6 +5,7 @@ package supervisor
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -90,7 +91,183 @@ func parseStat(pid int, b []byte) (procInfo, error) {
 	if head, err := strconv.Atoi(strings.TrimSpace(string(b[:open]))); err != nil || head != pid {
 		return procInfo{}, fmt.Errorf("supervisor: /proc/%d/stat: pid field %q", pid, b[:open])
 	}
+	p.image = imageOf(f)
 	return p, nil
+}
+
+// imageOf identifies the program image from fields 26 to 28 of a stat line
+// (startcode, endcode, startstack: where the kernel mapped the program and
+// its stack at the last exec, which address-space randomisation changes at
+// every exec). A forked child shows its parent's until it execs. It is 0
+// when the kernel hides them (another user's process, shown as 1, 1, 0) or
+// has none (a zombie, a kernel thread): unknown.
+func imageOf(f []string) uint64 {
+	if len(f) < 26 {
+		return 0
+	}
+	var v [3]uint64
+	for i := range v {
+		n, err := strconv.ParseUint(f[23+i], 10, 64)
+		if err != nil {
+			return 0
+		}
+		v[i] = n
+	}
+	if v[2] == 0 {
+		return 0
+	}
+	// FNV-1a over the three words: a collision between two images of one
+	// process would only keep an argv read before an exec.
+	h := uint64(14695981039346656037)
+	for _, n := range v {
+		for range 8 {
+			h ^= n & 0xff
+			h *= 1099511628211
+			n >>= 8
+		}
+	}
+	return max(h, 1)
+}
+
+// pidEntry is one process directory of /proc: its pid and the inode number
+// the directory listing gives it.
+type pidEntry struct {
+	pid int
+	ino uint64
+}
+
+// readPIDs lists /proc's process directories with their inode numbers, in
+// one pass of getdents64, without reading any of them.
+func readPIDs(ctx context.Context) ([]pidEntry, error) {
+	var out []pidEntry
+	err := readDirents(procRoot, 0, func(name []byte, ino uint64) {
+		pid, err := strconv.Atoi(string(name))
+		if err == nil && pid > 0 && name[0] != '+' && name[0] != '-' {
+			out = append(out, pidEntry{pid, ino})
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, ctx.Err()
+}
+
+// direntBufs holds getdents64 buffers: a capture lists the open files of
+// every process of the run at each look.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 8<<10); return &b }}
+
+// readDirents calls each with the name and inode number of every entry of
+// directory path ("." and ".." excepted), at most limit of them (0: no
+// limit). Like readBounded it uses plain system calls, not an *os.File.
+func readDirents(path string, limit int, each func(name []byte, ino uint64)) error {
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
+	count := 0
+	for {
+		n, err := syscall.ReadDirent(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return &os.PathError{Op: "getdents", Path: path, Err: err}
+		}
+		if n <= 0 {
+			return nil
+		}
+		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8,
+		// then the name, NUL-terminated and padded to reclen.
+		for b := buf[:n]; len(b) > 0; {
+			if len(b) < 19 {
+				return fmt.Errorf("supervisor: %s: short directory entry", path)
+			}
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < 19 || reclen > len(b) {
+				return fmt.Errorf("supervisor: %s: directory entry of %d bytes", path, reclen)
+			}
+			name := b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			ino := binary.NativeEndian.Uint64(b[0:8])
+			b = b[reclen:]
+			if len(name) == 0 || string(name) == "." || string(name) == ".." {
+				continue
+			}
+			if limit > 0 && count >= limit {
+				return nil
+			}
+			count++
+			each(name, ino)
+		}
+	}
+}
+
+// lookTable is readTable for a run's looks, which come every 50 ms while a
+// capture runs: it reads the stat of only the processes a look needs, and
+// takes the others from what an earlier look read.
+//
+// A look needs the stat of every process that could be the run's or a
+// member of a group of the run's: each process born no earlier than the
+// launcher (since, in ticks) and each one in a session a process proven
+// the run's was in (sessions). A process born before the launcher can be
+// neither proven the run's (a child is born after its parent, and a
+// process carrying the run ID must be born no earlier than the launcher)
+// nor a member of a group of the run's outside those sessions (a process
+// can join only a group of its own session, and can change its session
+// only to a new one it leads), so its stat as an earlier look read it is
+// as good as a new reading. Its pid and the inode number of its /proc
+// directory say it is the same process: the kernel gives a process's
+// directory a new inode when the pid names a new process (and sometimes
+// when it dropped the directory from its cache: a reading then, nothing
+// more). A process whose inode the listing does not give, or that no
+// earlier look read, is read.
+//
+// The stop and Lineage read the whole table (readTable), as before.
+func (r *Run) lookTable(ctx context.Context, since uint64, sessions map[int]bool) (map[int]procInfo, error) {
+	ents, err := readPIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	read := r.statHook
+	if read == nil {
+		read = readStat
+	}
+	next := make(map[int]seenStat, len(ents))
+	tab := make(map[int]procInfo, len(ents))
+	for i, e := range ents {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		s, ok := r.seen[e.pid]
+		if !ok || e.ino == 0 || s.ino != e.ino || s.p.start >= since || sessions[s.p.sid] {
+			p, err := read(e.pid)
+			if err != nil {
+				continue // gone since the directory was read, or unparsable
+			}
+			s = seenStat{p: p, ino: e.ino}
+		}
+		next[e.pid] = s
+		if !s.p.dead() {
+			tab[e.pid] = s.p
+		}
+	}
+	r.seen = next
+	return tab, nil
 }
 
 // environLimit bounds how much of an environment is read; the kernel caps a
@@ -131,7 +308,8 @@ func tokenState(pid int, name, value string) (tokenResult, error) {
 // It reads with plain system calls, not an *os.File: os.Open makes every
 // file it opens non-blocking and tries to register it with the poller (two
 // fcntl calls and an epoll_ctl per file), which a /proc file never needs,
-// and a capture's sampler reads every process's stat at each 50 ms look.
+// and a capture's sampler reads the stat of every process of the run at
+// each 50 ms look.
 func readBounded(path string, limit int64) ([]byte, error) {
 	var fd int
 	var err error

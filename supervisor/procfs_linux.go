@@ -25,13 +25,21 @@ type Proc struct {
 	Start uint64
 	State byte // R, S, D, Z, X, ...
 	Comm  string
+	// Image identifies the program the process runs since its last exec
+	// (from where the kernel mapped it and its stack); a forked child has
+	// its parent's until it execs. 0 when the kernel does not show it
+	// (another user's process, a zombie). Address-space randomisation,
+	// Linux's default, makes every exec's differ; without it two execs of
+	// one program with arguments and environment of the same sizes may
+	// show the same.
+	Image uint64
 }
 
 // Dead reports a zombie or dead task.
 func (p Proc) Dead() bool { return procInfo{state: p.State}.dead() }
 
 func (p procInfo) export() Proc {
-	return Proc{PID: p.pid, PPID: p.ppid, PGID: p.pgid, SID: p.sid, Start: p.start, State: p.state, Comm: p.comm}
+	return Proc{PID: p.pid, PPID: p.ppid, PGID: p.pgid, SID: p.sid, Start: p.start, State: p.state, Comm: p.comm, Image: p.image}
 }
 
 // ReadProc reads one process's /proc/PID/stat. A vanished process is an
@@ -54,20 +62,53 @@ func ProcTable(ctx context.Context) (map[int]Proc, error) {
 	return out, nil
 }
 
-// Look reads the process table once, proves from it which processes are
-// the run's, as Lineage does (so that a stop knows a process proven ours by
-// descent even after its parent exited), and returns the table: an engine
-// that samples the tree it launched reads /proc once a look, not once for
-// itself and again for the run. It never signals.
-func (r *Run) Look(ctx context.Context) (map[int]Proc, error) {
-	tab, err := readTable(ctx)
+// Owned is a process a look proved the run's.
+type Owned struct {
+	Proc
+	// ByRunID: proven at this look by the run ID in its environment, not
+	// by descent from a process proven ours (a daemon that called setsid
+	// and was reparented).
+	ByRunID bool
+}
+
+// Look takes one look at the run's processes and returns those it proves
+// the run's, sorted by pid, by the rules Lineage and the stop use (so that
+// a stop knows a process proven ours by descent even after its parent
+// exited): the census is the supervisor's, and an engine that samples the
+// tree it launched (the capture) keeps no census of its own. It reads the
+// stat of only the processes that could be the run's or in a group of the
+// run's (see lookTable), not the machine's whole process table. It never
+// signals.
+func (r *Run) Look(ctx context.Context) ([]Owned, error) {
+	r.mu.Lock()
+	pid, start, launchSID := r.pid, r.startTick, r.launchSID
+	r.mu.Unlock()
+	if pid == 0 {
+		return nil, errors.New("supervisor: nothing was launched")
+	}
+	if start == 0 {
+		return nil, errors.New("supervisor: the launcher's start time could not be read at launch")
+	}
+	r.lookMu.Lock()
+	defer r.lookMu.Unlock()
+	if r.sessions == nil {
+		r.sessions = map[int]bool{launchSID: true}
+	}
+	tab, err := r.lookTable(ctx, start, r.sessions)
 	if err != nil {
 		return nil, err
 	}
-	r.census(tab)
-	out := make(map[int]Proc, len(tab))
-	for pid, p := range tab {
-		out[pid] = p.export()
+	c := r.census(tab)
+	out := make([]Owned, 0, len(c.owned))
+	for _, p := range c.sortedOwned() {
+		out = append(out, Owned{Proc: p.export(), ByRunID: c.byToken[p.pid]})
+		if !r.sessions[p.sid] {
+			// A session new to the run can hold only processes born after
+			// the launcher, which every look reads; still, the next look
+			// reads every process once more rather than rely on it.
+			r.sessions[p.sid] = true
+			r.seen = nil
+		}
 	}
 	return out, nil
 }
@@ -92,6 +133,30 @@ var ErrTooLarge = errors.New("larger than the read bound")
 
 // ReadBounded reads at most limit bytes of path (a /proc file).
 func ReadBounded(path string, limit int64) ([]byte, error) { return readBounded(path, limit) }
+
+// ReadProcLink reads the symbolic link /proc/PID/name.
+func ReadProcLink(pid int, name string) (string, error) {
+	path := procRoot + "/" + strconv.Itoa(pid) + "/" + name
+	var buf [256]byte
+	for {
+		n, err := syscall.Readlink(path, buf[:])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return "", &os.PathError{Op: "readlink", Path: path, Err: err}
+		case n == len(buf):
+			return os.Readlink(path) // longer than a socket's or namespace's link
+		}
+		return string(buf[:n]), nil
+	}
+}
+
+// ListProcDir calls each with the name of every entry of the directory
+// /proc/PID/name (such as fd), at most limit of them, without an *os.File.
+func ListProcDir(pid int, name string, limit int, each func(name []byte)) error {
+	return readDirents(procRoot+"/"+strconv.Itoa(pid)+"/"+name, limit, func(n []byte, _ uint64) { each(n) })
+}
 
 // ReadProcFile reads /proc/PID/name, at most limit bytes.
 func ReadProcFile(pid int, name string, limit int64) ([]byte, error) {

@@ -3,7 +3,9 @@
 package supervisor_test
 
 import (
+	"bufio"
 	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/matryer/is"
@@ -48,4 +50,42 @@ func FuzzParseStat(f *testing.F) {
 			t.Fatal("parsed without a state")
 		}
 	})
+}
+
+// A process's Image changes when it execs, even to the same program
+// under the same name (sh running sh), and stays put while it does not.
+func TestImageChangesAtExec(t *testing.T) {
+	is := is.New(t)
+	c := exec.Command("/bin/sh", "-c", "echo ready; read x; exec /bin/sh -c 'echo execd; read y'")
+	in, err := c.StdinPipe()
+	is.NoErr(err)
+	out, err := c.StdoutPipe()
+	is.NoErr(err)
+	is.NoErr(c.Start())
+	t.Cleanup(func() { in.Close(); c.Process.Kill(); c.Wait() })
+	// Start returns once the exec is past its point of no return, before
+	// the kernel has set up the new stack (Image reads 0 then): wait for
+	// the shell to run.
+	lines := bufio.NewReader(out)
+	line, err := lines.ReadString('\n')
+	is.NoErr(err)
+	is.Equal(line, "ready\n")
+	before, err := supervisor.ReadProc(c.Process.Pid)
+	is.NoErr(err)
+	is.True(before.Image != 0)
+	again, err := supervisor.ReadProc(c.Process.Pid)
+	is.NoErr(err)
+	is.Equal(again.Image, before.Image)
+
+	_, err = in.Write([]byte("go\n"))
+	is.NoErr(err)
+	line, err = lines.ReadString('\n')
+	is.NoErr(err)
+	is.Equal(line, "execd\n") // the exec happened
+	after, err := supervisor.ReadProc(c.Process.Pid)
+	is.NoErr(err)
+	is.Equal(after.Start, before.Start)
+	is.Equal(after.Comm, before.Comm)
+	is.True(after.Image != 0)
+	is.True(after.Image != before.Image)
 }

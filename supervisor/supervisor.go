@@ -92,6 +92,11 @@ type Run struct {
 	tokenMu   sync.Mutex                                             // guards tokens (held while environments are read, not mu)
 	tokens    map[procKey]tokenSeen                                  // what each live process's environment showed when first read (readable ones only)
 	tokenOf   func(pid int, name, value string) (tokenResult, error) // nil: tokenState (tests count the reads)
+	launchSID int                                                    // the launcher's session at launch
+	lookMu    sync.Mutex                                             // serialises Look, and guards seen and sessions
+	seen      map[int]seenStat                                       // what the last look read of each process's stat
+	sessions  map[int]bool                                           // the sessions of processes Look proved ours
+	statHook  func(pid int) (procInfo, error)                        // nil: readStat (tests count Look's reads)
 	signals   []ports.SignalAttempt
 	roots     []ownedRoot
 	sockets   []string
@@ -313,6 +318,7 @@ func (r *Run) Start(ctx context.Context, spec Spec) error {
 	if st, err := readStat(r.pid); err == nil && st.pid == r.pid {
 		r.startTick = st.start
 		r.known[r.pid] = st.start
+		r.launchSID = st.sid
 	}
 	go func() {
 		err := cmd.Wait()

@@ -109,7 +109,6 @@ type capture struct {
 	renderAbandoned bool // set by the renderer
 	renderDone      chan struct{}
 	nextSample      time.Duration
-	launchStart     uint64
 	disposition     string
 	cleanupStatus   string
 }
@@ -245,16 +244,16 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 		return c.abort(out, fmt.Errorf("pty: launch %s: %w", exe, err))
 	}
 	pid := sup.PID()
-	c.launchStart = sup.StartTick()
 	confirmIdentity(&out.Executable, tuple)
-	c.samp = newSampler(pid, c.launchStart, sup.ID(), sc.Limits.Processes)
-	// The supervisor proves ownership from its own looks only, and the
-	// first would otherwise come at the stop: a process that was ours by
-	// descent, orphaned since (a child that dropped the run ID from its
-	// environment, whose parent exited), could then not be proven and
-	// would be left running. So every sample is one of its looks, which
-	// never signal: one reading of /proc serves both.
-	c.samp.table = func() (map[int]supervisor.Proc, error) { return sup.Look(context.WithoutCancel(ctx)) }
+	// Every sample is one of the supervisor's looks, which never signal:
+	// its census says which processes are the capture's, and what it
+	// proved at each look it knows at the stop (a process that was ours by
+	// descent, orphaned since, such as a child that dropped the run ID from
+	// its environment whose parent exited, is still proven then, not left
+	// running).
+	c.samp = newSampler(pid, sc.Limits.Processes, func() ([]supervisor.Owned, error) {
+		return sup.Look(context.WithoutCancel(ctx))
+	})
 
 	chunks := make(chan chunk, 256)
 	view := startView(ports.TerminalView(ctx))

@@ -5,13 +5,10 @@ package pty
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -43,26 +40,25 @@ func readArgv(pid int) ([]string, bool) {
 
 type procRecord struct {
 	ports.CapturedProcess
-	key     procKey
-	lastSig string
+	key       procKey
+	lastSig   string
+	argvImage uint64 // the Proc.Image the argv was read at; 0: read it at every look
+	argvComm  string // the command name it was read at
 }
 
-// sampler keeps the process tree as it grew. A process is the capture's when
-// it is the launcher, a child (born no earlier) of a process already proven
-// the capture's, or carries the run ID in its initial environment and was
-// born no earlier than the launcher (a daemon that called setsid).
+// sampler keeps the process tree as it grew. Which processes are the
+// capture's is the supervisor's census (Run.Look): the launcher, a child
+// (born no earlier) of a process already proven the capture's, or one that
+// carries the run ID in its initial environment and was born no earlier
+// than the launcher (a daemon that called setsid).
 type sampler struct {
-	launcher    int
-	launchStart uint64
-	runID       string
-	limit       int64
+	launcher int
+	limit    int64
 
-	// What a look reads of /proc: the process table, a process's argv and
-	// whether it carries the run ID. A test replays recorded looks
-	// through them.
-	table   func() (map[int]supervisor.Proc, error)
-	argv    func(pid int) ([]string, bool)
-	carries func(pid int, runID string) (has, ok bool)
+	// What a look reads of /proc: the capture's processes and a process's
+	// argv. A test replays recorded looks through them.
+	look func() ([]supervisor.Owned, error)
+	argv func(pid int) ([]string, bool)
 	// What the socket scan reads: a process's network namespace, its
 	// namespace's listening table and its socket descriptors.
 	netns        func(pid int) (string, error)
@@ -71,7 +67,6 @@ type sampler struct {
 
 	procs      map[procKey]*procRecord
 	order      []procKey
-	tokenSeen  map[procKey]bool // true: carries the run ID; false: checked, does not
 	samples    []ports.ProcessSample
 	partial    bool
 	limitHit   bool
@@ -83,15 +78,12 @@ type sampler struct {
 	unreadable map[int]string
 }
 
-func newSampler(launcher int, start uint64, runID string, limit int64) *sampler {
+func newSampler(launcher int, limit int64, look func() ([]supervisor.Owned, error)) *sampler {
 	return &sampler{
-		launcher: launcher, launchStart: start, runID: runID, limit: limit,
-		table: func() (map[int]supervisor.Proc, error) { return supervisor.ProcTable(context.Background()) },
-		argv:  readArgv, carries: supervisor.CarriesRunID,
+		launcher: launcher, limit: limit, look: look, argv: readArgv,
 		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes,
-		procs: map[procKey]*procRecord{}, tokenSeen: map[procKey]bool{},
-		sockets: map[string]*ports.ListeningSocket{}, unreadable: map[int]string{},
-		listeners: map[string]bool{},
+		procs: map[procKey]*procRecord{}, sockets: map[string]*ports.ListeningSocket{},
+		unreadable: map[int]string{}, listeners: map[string]bool{},
 	}
 }
 
@@ -105,86 +97,51 @@ func (s *sampler) fail(err error) {
 
 // sample takes one look and returns the capture's live processes.
 func (s *sampler) sample(atMS int64) []supervisor.Proc {
-	tab, err := s.table()
+	owned, err := s.look()
 	if err != nil {
 		s.fail(err)
 		return nil
 	}
-	owned := map[int]supervisor.Proc{}
-	if p, ok := tab[s.launcher]; ok && p.Start == s.launchStart {
-		owned[p.PID] = p
-	}
-	for k := range s.procs {
-		if p, ok := tab[k.pid]; ok && p.Start == k.start {
-			owned[p.PID] = p
-		}
-	}
-	grow := func() {
-		for changed := true; changed; {
-			changed = false
-			for pid, p := range tab {
-				if _, ok := owned[pid]; ok {
-					continue
-				}
-				if parent, ok := owned[p.PPID]; ok && p.Start >= parent.Start {
-					owned[pid] = p
-					changed = true
-				}
-			}
-		}
-	}
-	grow()
-	byToken := map[int]bool{}
-	for pid, p := range tab {
-		if _, ok := owned[pid]; ok || p.Start < s.launchStart || pid == os.Getpid() {
-			continue
-		}
-		k := procKey{pid, p.Start}
-		has, seen := s.tokenSeen[k]
-		if !seen {
-			var ok bool
-			has, ok = s.carries(pid, s.runID)
-			if !ok {
-				// Another user's process, or one that is gone: not ours to
-				// claim, and not worth a failure unless it is in our group.
-				continue
-			}
-			s.tokenSeen[k] = has
-		}
-		if has {
-			owned[pid] = p
-			byToken[pid] = true
-		}
-	}
-	grow()
-
 	live := make([]supervisor.Proc, 0, len(owned))
-	for _, p := range owned {
-		live = append(live, p)
+	image := make(map[int]uint64, len(owned))
+	for _, o := range owned {
+		image[o.PID] = o.Image
 	}
-	sort.Slice(live, func(i, j int) bool { return live[i].PID < live[j].PID })
-	for _, p := range live {
+	for _, o := range owned {
+		p := o.Proc
+		live = append(live, p)
 		k := procKey{p.PID, p.Start}
 		rec, ok := s.procs[k]
 		if !ok {
-			rec = &procRecord{key: k, CapturedProcess: ports.CapturedProcess{PID: p.PID, FirstSeenMS: atMS, ByRunID: byToken[p.PID]}}
+			rec = &procRecord{key: k, CapturedProcess: ports.CapturedProcess{PID: p.PID, FirstSeenMS: atMS, ByRunID: o.ByRunID}}
 			s.procs[k] = rec
 			s.order = append(s.order, k)
 		}
 		rec.ParentPID, rec.ProcessGroupID, rec.SessionID = p.PPID, p.PGID, p.SID
 		rec.LastSeenMS = atMS
-		// The argv is read at every look, and a later one supersedes an
-		// earlier: a child seen between its fork and its exec has its
-		// parent's argv, and an exec need not change the kernel's command
-		// name (make running make, sh running sh), so the name alone does
-		// not tell that it happened; nor does the executable's path (make
-		// runs the same /usr/bin/make). A read that fails (the process is
-		// exiting) keeps what an earlier one read. Its cost, measured on
-		// a 200-process fan-out: about an eighth of the sampler's CPU
-		// (the whole machine's stat files, read at each look, cost more).
+		// The argv is read again whenever the process may have changed it
+		// since the last read, and a later read supersedes an earlier: a
+		// child seen between its fork and its exec has its parent's argv,
+		// and an exec need not change the kernel's command name (make
+		// running make, sh running sh), so the name alone does not tell
+		// that it happened; nor does the executable's path (make runs the
+		// same /usr/bin/make). So it is read when the process's program
+		// image (Proc.Image) changed, which every exec does, or is unknown;
+		// when its command name changed (a program that renames itself);
+		// and at every look while it runs its parent's image, forked and
+		// not exec'd (a shell's subshell, a server's worker, which may
+		// rewrite its argv as its title). The stat was read before the
+		// argv, so an exec between the two makes the next look read it
+		// again. A process that rewrites its argv after the first read,
+		// without exec or rename, in an image of its own, keeps the first
+		// read. A read that fails (the process is exiting) keeps what an
+		// earlier one read, and is tried again at the next look.
 		rec.Comm = p.Comm
-		if argv, readable := s.argv(p.PID); readable {
-			rec.Argv, rec.ArgvReadable = argv, true
+		forked := p.Image != 0 && image[p.PPID] == p.Image
+		if !rec.ArgvReadable || p.Image == 0 || p.Image != rec.argvImage || p.Comm != rec.argvComm || forked {
+			if argv, readable := s.argv(p.PID); readable {
+				rec.Argv, rec.ArgvReadable, rec.argvImage, rec.argvComm = argv, true, p.Image, p.Comm
+			}
 		}
 		cmd := commandOf(rec.CapturedProcess)
 		sig := fmt.Sprintf("%d\x00%s\x00%d\x00%d", p.PPID, cmd, p.PGID, p.SID)
@@ -265,31 +222,26 @@ func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 	}
 }
 
-// socketInodes returns the inodes of the sockets among pid's open files.
+// socketInodes returns the inodes of the sockets among pid's open files
+// (the first 4096). It reads with plain system calls (see
+// supervisor.ReadProcLink): it runs for every live process at each look.
 func socketInodes(pid int) []string {
-	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil
-	}
-	names, _ := d.Readdirnames(4096)
-	d.Close()
 	var out []string
-	for _, n := range names {
-		link, err := os.Readlink(dir + "/" + n)
+	supervisor.ListProcDir(pid, "fd", 4096, func(n []byte) {
+		link, err := supervisor.ReadProcLink(pid, "fd/"+string(n))
 		if err != nil {
-			continue
+			return
 		}
 		if in, ok := strings.CutPrefix(link, "socket:["); ok {
 			out = append(out, strings.TrimSuffix(in, "]"))
 		}
-	}
+	})
 	return out
 }
 
 // netnsOf names pid's network namespace (net:[INODE]).
 func netnsOf(pid int) (string, error) {
-	return os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net")
+	return supervisor.ReadProcLink(pid, "ns/net")
 }
 
 // netTableOf reads the listening table proto (tcp or tcp6) of pid's

@@ -3,6 +3,7 @@
 package pty
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,21 +13,30 @@ import (
 	"rea/supervisor"
 )
 
-// look is one recorded look at /proc: the table and each process's argv
-// (absent: unreadable, as a process that is exiting).
+// look is one recorded look: the capture's processes (as the supervisor's
+// census proved them) and each process's argv (absent: unreadable, as a
+// process that is exiting).
 type look struct {
 	table map[int]supervisor.Proc
 	argv  map[int][]string
 }
 
+// owned is tab as a look returns it: sorted by pid.
+func owned(tab map[int]supervisor.Proc) []supervisor.Owned {
+	out := make([]supervisor.Owned, 0, len(tab))
+	for _, p := range tab {
+		out = append(out, supervisor.Owned{Proc: p})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
+	return out
+}
+
 // replay runs a sampler over recorded looks, one every 50 ms. Pids are
 // above Linux's pid_max (2^22), so no real process is read for sockets.
 func replay(launcher int, looks []look) *sampler {
-	s := newSampler(launcher, 100, "run", 1000)
 	i := 0
-	s.table = func() (map[int]supervisor.Proc, error) { return looks[i].table, nil }
+	s := newSampler(launcher, 1000, func() ([]supervisor.Owned, error) { return owned(looks[i].table), nil })
 	s.argv = func(pid int) ([]string, bool) { a, ok := looks[i].argv[pid]; return a, ok }
-	s.carries = func(int, string) (bool, bool) { return false, true }
 	for i = range looks {
 		s.sample(int64(i) * 50)
 	}
@@ -120,11 +130,9 @@ func TestListeningTablesAreReadPerNamespaceForNewSockets(t *testing.T) {
 		{a: {"901"}, b: {"902"}},
 		{a: {"901"}, b: {"902"}},
 	}
-	s := newSampler(sh, 100, "run", 1000)
 	i := 0
-	s.table = func() (map[int]supervisor.Proc, error) { return tab, nil }
+	s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) { return owned(tab), nil })
 	s.argv = func(int) ([]string, bool) { return []string{"x"}, true }
-	s.carries = func(int, string) (bool, bool) { return false, true }
 	s.socketInodes = func(pid int) []string { return holds[i][pid] }
 	s.netns = func(pid int) (string, error) {
 		if pid == b {
@@ -154,4 +162,51 @@ func TestListeningTablesAreReadPerNamespaceForNewSockets(t *testing.T) {
 	is.Equal(len(got), 2)
 	is.Equal([]int{got[0].PID, got[0].Port, int(got[0].FirstSeenMS)}, []int{a, 8080, 50})
 	is.Equal([]int{got[1].PID, got[1].Port, int(got[1].FirstSeenMS)}, []int{b, 22, 100})
+}
+
+// A process's argv is read once for each program image it runs (its
+// Image, which an exec changes) and command name, not at every look;
+// while it runs its parent's image (forked, not exec'd) it is read at
+// every look. Before, every look read every live process's argv.
+func TestArgvIsReadOncePerImage(t *testing.T) {
+	is := is.New(t)
+	const sh, child, other = 5000031, 5000032, 5000033
+	proc := func(pid, ppid int, start, image uint64, comm string) supervisor.Proc {
+		return supervisor.Proc{PID: pid, PPID: ppid, PGID: sh, SID: sh, Start: start, State: 'S', Comm: comm, Image: image}
+	}
+	// The child is forked (its parent's image, 7) at the first two looks,
+	// execs a.sh before the third and b.sh before the fourth, keeping the
+	// name sh; the other process renames itself before the fourth.
+	images := []uint64{7, 7, 8, 9, 9}
+	names := []string{"x", "x", "x", "y", "y"}
+	argvs := map[uint64][]string{7: {"sh"}, 8: {"sh", "a.sh"}, 9: {"sh", "b.sh"}}
+	i := 0
+	s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) {
+		return owned(map[int]supervisor.Proc{
+			sh:    proc(sh, 1, 100, 7, "sh"),
+			child: proc(child, sh, 101, images[i], "sh"),
+			other: proc(other, sh, 102, 5, names[i]),
+		}), nil
+	})
+	reads := map[int]int{}
+	s.argv = func(pid int) ([]string, bool) {
+		reads[pid]++
+		switch pid {
+		case child:
+			return argvs[images[i]], true
+		case other:
+			return []string{names[i]}, true
+		}
+		return []string{"sh"}, true
+	}
+	for i = range images {
+		s.sample(int64(i) * 50)
+	}
+	is.Equal(reads, map[int]int{sh: 1, child: 4, other: 2})
+	history := map[int][]string{}
+	for _, sm := range s.samples {
+		history[sm.PID] = append(history[sm.PID], sm.Command)
+	}
+	is.Equal(history[child], []string{"sh", "sh a.sh", "sh b.sh"})
+	is.Equal(history[other], []string{"x", "y"})
 }

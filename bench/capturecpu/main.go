@@ -6,7 +6,7 @@
 // and run the two alternately, a run of each at a time, reading the load
 // average it prints.
 //
-// Usage: go run ./bench/capturecpu [-work fanout|sleepfan|make] [-n 1] [-cpuprofile FILE]
+// Usage: go run ./bench/capturecpu [-work fanout|sleepfan|make] [-n 1] [-cpuprofile FILE] [-list]
 //
 //	fanout    sh runs /bin/true 200 times, one at a time
 //	sleepfan  sh starts 200 sleep 2 at once and waits for them
@@ -38,6 +38,7 @@ func main() {
 	work := flag.String("work", "fanout", "fanout, sleepfan or make")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the captures to this file")
 	n := flag.Int("n", 1, "captures")
+	list := flag.Bool("list", false, "also print each captured process: pid, parent, first and last look, command")
 	flag.Parse()
 	sc := ports.NewCaptureScenario("/bin/sh")
 	switch *work {
@@ -79,6 +80,11 @@ func main() {
 		load, _ := os.ReadFile("/proc/loadavg")
 		fmt.Printf("%s cpu_ms=%d wall_ms=%d processes=%d exit=%s load=%s\n", *work, (cpu() - c0).Milliseconds(),
 			time.Since(t0).Milliseconds(), len(c.Processes), c.Exit.Reason, strings.Fields(string(load))[0])
+		if *list {
+			for _, p := range c.Processes {
+				fmt.Printf("  pid=%d ppid=%d seen=%d..%d %q\n", p.PID, p.ParentPID, p.FirstSeenMS, p.LastSeenMS, strings.Join(p.Argv, " "))
+			}
+		}
 	}
 }
 
