@@ -327,7 +327,7 @@ type JSValue struct {
 	Parts []JSValue
 	Args  []JSValue // for call and new
 	Props []JSProp  // for object
-	Items []JSValue // for array
+	Items []JSValue // for array; one cut at the engine's bound ends with an item of kind other, Value "…"
 }
 
 // JSProp is one object property with a literal (non-computed) key.

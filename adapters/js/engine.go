@@ -388,6 +388,7 @@ type walker struct {
 	lastNames map[string]bool
 	modSuffix []string
 	roots     map[string]bool
+	arraysCut int     // arrays of captured arguments cut at maxArrayItems
 	tables    [][]int // module indices of each table, in source order
 	hasESM    bool
 	hasCJS    bool
@@ -1540,7 +1541,11 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 	case *tjs.ArrayExpr:
 		v.Kind = ports.JSValArray
 		for i, e := range t.List {
-			if i >= 16 {
+			if i >= maxArrayItems {
+				// Cut, and said so: a reader must not take the array
+				// for written out in full (spawn's arguments).
+				v.Items = append(v.Items, cutItems)
+				w.arraysCut++
 				break
 			}
 			v.Items = append(v.Items, w.value(e.Value, depth+1))
@@ -1962,4 +1967,15 @@ func (w *walker) finish() {
 	if w.f.ModulesOmitted > 0 {
 		w.f.Limitations = append(w.f.Limitations, fmt.Sprintf("%d bundled modules beyond the first %d were not recorded.", w.f.ModulesOmitted, w.lim.MaxModules))
 	}
+	if w.arraysCut > 0 {
+		w.f.Limitations = append(w.f.Limitations, fmt.Sprintf("Array arguments of recorded calls cut at %d items, the rest not recorded (\"…\" ends each): %d.", maxArrayItems, w.arraysCut))
+	}
 }
+
+// maxArrayItems bounds the items of an array argument (ports.JSValue
+// Items); an array cut there ends with cutItems.
+const maxArrayItems = 16
+
+// cutItems ends an array argument cut at maxArrayItems: not a value of
+// the source, the items it stands for were not recorded.
+var cutItems = ports.JSValue{Kind: ports.JSValOther, Value: "…", Offset: -1}
