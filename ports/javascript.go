@@ -54,6 +54,11 @@ type JSCallSelector struct {
 	LastNames      []string // last callee segment ("handle" in ipcMain.handle)
 	ModuleSuffixes []string // module the root binding came from (".node")
 	Roots          []string // first callee segment ("window" in window.api.open)
+	// ModuleLastNames are "module:name" pairs ("fs:cp"): a call whose
+	// root binding came from that module (a "node:" prefix aside) and
+	// whose last segment there is name; for names too common to select
+	// alone (cp is a minifier's name as often as fs's).
+	ModuleLastNames []string
 }
 
 // JSLimits bound the facts of one source. Zero fields take the engine's

@@ -387,6 +387,7 @@ type walker struct {
 	esReqs    []esRequire         // calls inside modules, resolved in finish
 	lastNames map[string]bool
 	modSuffix []string
+	modLast   []string // "module:name" (ports.JSCallSelector.ModuleLastNames)
 	roots     map[string]bool
 	arraysCut int     // arrays of captured arguments cut at maxArrayItems
 	tables    [][]int // module indices of each table, in source order
@@ -446,7 +447,7 @@ func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.J
 		modFuncs: map[tjs.INode]int{}, esVars: map[*tjs.Var]int{}, nest: -1}
 	if req.Calls != nil {
 		w.lastNames, w.roots = selectorSets(req.Calls)
-		w.modSuffix = req.Calls.ModuleSuffixes
+		w.modSuffix, w.modLast = req.Calls.ModuleSuffixes, req.Calls.ModuleLastNames
 	}
 	return w
 }
@@ -1272,6 +1273,12 @@ func (w *walker) selected(path string, al alias) bool {
 		}
 		if w.lastNames[m] {
 			return true
+		}
+		mod := strings.TrimPrefix(al.module, "node:")
+		for _, ml := range w.modLast {
+			if len(ml) == len(mod)+1+len(m) && ml[len(mod)] == ':' && strings.HasPrefix(ml, mod) && strings.HasSuffix(ml, m) {
+				return true
+			}
 		}
 	}
 	first := path

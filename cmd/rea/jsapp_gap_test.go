@@ -46,3 +46,49 @@ func TestJSAppCutArrayIsMarked(t *testing.T) {
 		t.Errorf("limitations %q, want one naming main.js's cut array", g.Limitations)
 	}
 }
+
+// fs's recursive copies are storage with a source and a destination, as
+// copyFile is, on a binding that provably came from fs (require("fs"),
+// node:fs/promises, fs.promises, a renamed binding); a cp of anything
+// else (an object's method, a parameter named fs) is not storage, since
+// cp is a common minified name. Before, no cp call was selected at all.
+func TestJSAppFsCopyIsStorage(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"cp","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": `const fs = require("fs");
+const fsp = require("node:fs/promises");
+const { cpSync: copy } = require("fs");
+fs.cpSync("/tmp/cp/a", "/tmp/cp/b", { recursive: true });
+fsp.cp("/tmp/cp/c", "/tmp/cp/d");
+fs.promises.cp("/tmp/cp/e", "/tmp/cp/f");
+copy("/tmp/cp/g", "/tmp/cp/h");
+const o = { cp(a, b) {} };
+o.cp("/tmp/cp/no1", "/tmp/cp/no2");
+function f(fs) { fs.cp("/tmp/cp/no3", "/tmp/cp/no4"); }
+`})})
+	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := map[string]string{}
+	for _, n := range g.Nodes {
+		if n.Observations[0].Label != nil {
+			label[n.NodeID] = *n.Observations[0].Label
+		}
+	}
+	var got []string
+	for _, e := range g.Edges {
+		if e.Relation == "persists_to" {
+			got = append(got, label[e.TargetNodeID]+" "+e.Properties["api"].(string)+" "+e.Properties["operation"].(string)+" "+e.Properties["role"].(string))
+		}
+	}
+	slices.Sort(got)
+	want := []string{"fs:/tmp/cp/a fs.cpSync cpSync source", "fs:/tmp/cp/b fs.cpSync cpSync destination",
+		"fs:/tmp/cp/c fsp.cp cp source", "fs:/tmp/cp/d fsp.cp cp destination",
+		"fs:/tmp/cp/e fs.promises.cp cp source", "fs:/tmp/cp/f fs.promises.cp cp destination",
+		"fs:/tmp/cp/g copy cpSync source", "fs:/tmp/cp/h copy cpSync destination"}
+	if !slices.Equal(got, want) {
+		t.Errorf("persists_to edges:\n got %q\nwant %q", got, want)
+	}
+}

@@ -1303,13 +1303,15 @@ var fsOps = map[string]bool{"readFile": true, "readFileSync": true, "writeFile":
 
 // fsTwoPathOps are fsOps whose first two arguments are both paths (from,
 // to): each is a storage node the call reaches.
-var fsTwoPathOps = map[string]bool{"rename": true, "renameSync": true, "copyFile": true, "copyFileSync": true}
+var fsTwoPathOps = map[string]bool{"rename": true, "renameSync": true, "copyFile": true, "copyFileSync": true, "cp": true, "cpSync": true}
 
 // storageArea says which storage a call reaches (localStorage,
 // sessionStorage, indexedDB, fs) and with which operation, or "".
 func storageArea(c ports.JSCall) (area, op string) {
 	last := calleeLast(c)
 	switch {
+	case fsCopyOp(c) != "": // only on fs's binding (gap_fs.go)
+		return "fs", fsCopyOp(c)
 	case (strings.HasSuffix(c.Callee, "localStorage."+last) || strings.HasSuffix(c.Callee, "sessionStorage."+last) ||
 		c.Callee == "localStorage."+last || c.Callee == "sessionStorage."+last) && (last == "setItem" || last == "getItem" || last == "removeItem" || last == "clear"):
 		if strings.Contains(c.Callee, "sessionStorage") {
