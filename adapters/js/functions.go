@@ -233,13 +233,13 @@ func (w *walker) exitFunc(n tjs.INode) {
 func (w *walker) resolveFunctions() {
 	for _, fa := range w.fnPending {
 		if fa.imp.module != "" {
-			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, Module: fa.imp.module, Member: fa.imp.member})
+			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, Module: fa.imp.module, Member: fa.imp.member, Prop: fa.prop})
 			continue
 		}
 		span := fa.span
 		if fa.v != nil {
 			span = w.fnDecls[fa.v]
-			if at, ok := w.fnDeclAt[fa.v]; ok && fa.arg < len(w.f.Calls[fa.call].Args) {
+			if at, ok := w.fnDeclAt[fa.v]; ok && fa.prop == "" && fa.arg < len(w.f.Calls[fa.call].Args) {
 				w.f.Calls[fa.call].Args[fa.arg].Offset = at
 			}
 		}

@@ -92,3 +92,53 @@ function f(fs) { fs.cp("/tmp/cp/no3", "/tmp/cp/no4"); }
 		t.Errorf("persists_to edges:\n got %q\nwant %q", got, want)
 	}
 }
+
+// A member the preload exposes by name is linked to the channel its
+// function invokes, with the member, as an inline member is: a const
+// arrow ({open}), a function declared after the call ({save: save}), and
+// a function imported from another preload file ({more}, defined in
+// preload2.js, whose other call stays the file's). Before, only members
+// written inline in the object were linked; these channels were invoked
+// by the preload files.
+func TestJSAppExposedMembersByName(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"byname","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": `const { app, BrowserWindow } = require("electron");
+const path = require("path");
+app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: path.join(__dirname, "preload.js") } }));
+`,
+		"preload.js": `const { contextBridge, ipcRenderer } = require("electron");
+const { more } = require("./preload2");
+const open = (p) => ipcRenderer.invoke("x:open", p);
+contextBridge.exposeInMainWorld("api", { open, save: save, more });
+function save(p) { return ipcRenderer.invoke("x:save", p); }
+ipcRenderer.send("x:ready");
+`,
+		"preload2.js": `const { ipcRenderer } = require("electron");
+ipcRenderer.send("x:loaded");
+exports.more = (p) => ipcRenderer.invoke("x:more", p);
+`})})
+	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := map[string]string{}
+	for _, n := range g.Nodes {
+		if n.Observations[0].Label != nil {
+			label[n.NodeID] = *n.Observations[0].Label
+		}
+	}
+	var got []string
+	for _, e := range g.Edges {
+		if e.Relation == "invokes" || e.Relation == "sends" {
+			m, _ := e.Properties["member"].(string)
+			got = append(got, label[e.SourceNodeID]+" "+m+" > "+label[e.TargetNodeID])
+		}
+	}
+	slices.Sort(got)
+	want := []string{"api more > x:more", "api open > x:open", "api save > x:save", "preload.js  > x:ready", "preload2.js  > x:loaded"}
+	if !slices.Equal(got, want) {
+		t.Errorf("invokes and sends:\n got %q\nwant %q", got, want)
+	}
+}

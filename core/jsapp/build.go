@@ -1064,6 +1064,7 @@ func (b *jsappBuilder) expose(a *jsAsset, i int, c ports.JSCall) {
 			b.memberBodies[a] = append(b.memberBodies[a], memberBody{f.First, f.End, id, f.Prop})
 		}
 	}
+	b.exposedImports(a, i, id) // members imported by name (gap_members.go)
 	b.callEdge(a, c, id, "exposes", map[string]any{"world_key": name}, b.atCall(a, c, off))
 	if !a.roles["preload"] {
 		b.process("electron-preload", a, GraphEvidence{Basis: "derived", Confidence: core.ConfidenceInferred, Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(off)}}})
