@@ -42,7 +42,9 @@ func TestJSAppCutArrayIsMarked(t *testing.T) {
 	if !found {
 		t.Fatal("no system-api node")
 	}
-	if !slices.ContainsFunc(g.Limitations, func(l string) bool { return strings.HasPrefix(l, "main.js: Array arguments of recorded calls cut at 16 items") }) {
+	if !slices.ContainsFunc(g.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "main.js: Array arguments of recorded calls cut at 16 items")
+	}) {
 		t.Errorf("limitations %q, want one naming main.js's cut array", g.Limitations)
 	}
 }
