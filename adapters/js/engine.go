@@ -1691,7 +1691,7 @@ func (w *walker) assign(t *tjs.BinaryExpr) {
 					pr.Name = &m.Name.PropertyName // a method: {f() {}}, {get g() {}}
 				}
 				if k, ok := propKey(pr.Name); ok {
-					w.addExport(ports.JSExport{Name: k, Kind: "commonjs", Offset: w.offsetOf(pr.Name.Literal.Data), Value: unknownShape()}, pr.Value)
+					w.cjsExport(ports.JSExport{Name: k, Kind: "commonjs", Offset: w.offsetOf(pr.Name.Literal.Data), Value: unknownShape()}, pr.Value)
 				}
 			}
 			return
@@ -1712,7 +1712,7 @@ func (w *walker) assign(t *tjs.BinaryExpr) {
 	if d, ok := t.X.(*tjs.DotExpr); ok {
 		off = w.dotOffset(d.Y) // exports.name =, module.exports = (at "exports")
 	}
-	w.addExport(ports.JSExport{Name: name, Kind: "commonjs", Offset: off, Value: unknownShape()}, t.Y)
+	w.cjsExport(ports.JSExport{Name: name, Kind: "commonjs", Offset: off, Value: unknownShape()}, t.Y)
 }
 
 // objectTable detects a webpack or rspack module table: an object whose

@@ -144,3 +144,43 @@ exports.more = (p) => ipcRenderer.invoke("x:more", p);
 		t.Errorf("invokes and sends:\n got %q\nwant %q", got, want)
 	}
 }
+
+// IPC handlers a CommonJS module passes on from another are the function
+// that module defines, with its calls: a barrel assigning the whole
+// module (module.exports = require("./handlers")), a name assigned from
+// another's (exports.open = require("./x").open), and an object of
+// names one file defines and another requires (module.exports = {open,
+// save} in h.js, ipcMain.handle("c", require("./h").save)). Before, the
+// first two were unresolved: main.js handled the channel, and a trace
+// from it reached every call of the app.
+func TestJSAppCommonJSReexportedHandlers(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"cjs","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": `const { ipcMain } = require("electron");
+const all = require("./barrel");
+ipcMain.handle("a:open", all.open);
+ipcMain.handle("b:open", require("./x2").open);
+ipcMain.handle("c:save", require("./h").save);
+`,
+		"barrel.js":   "module.exports = require(\"./handlers\");\n",
+		"handlers.js": "const fs = require(\"fs\");\nexports.open = (e, p) => fs.readFileSync(\"/tmp/cjs/a.txt\");\n",
+		"x2.js":       "exports.open = require(\"./x\").open;\n",
+		"x.js":        "const fs = require(\"fs\");\nexports.open = (e) => fs.readFileSync(\"/tmp/cjs/b.txt\");\n",
+		"h.js":        "const fs = require(\"fs\");\nfunction open(e) { return 1; }\nfunction save(e, p) { fs.writeFileSync(\"/tmp/cjs/c.txt\", p); }\nmodule.exports = { open, save };\n",
+	})})
+	for ch, want := range map[string][]string{
+		"a:open": {"ipc a:open > function open in handlers.js > fs /tmp/cjs/a.txt", "ipc a:open > function open in handlers.js > handlers.js"},
+		"b:open": {"ipc b:open > function open in x.js > fs /tmp/cjs/b.txt", "ipc b:open > function open in x.js > x.js"},
+		"c:save": {"ipc c:save > function save in h.js > fs /tmp/cjs/c.txt", "ipc c:save > function save in h.js > h.js"},
+	} {
+		var got []string
+		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": ch}, "outgoing") {
+			got = append(got, strings.Join(p.Labels, " > "))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
+		}
+	}
+}
