@@ -321,6 +321,10 @@ type JSFunction struct {
 	// argument of contextBridge.exposeInMainWorld ({open: (p) => ...}):
 	// its key. Arg is then the object's argument.
 	Prop string
+	// Unknown says why the function an argument names is not known
+	// (handlers.open assigned in a function after the const literal);
+	// the argument is then a name, and First == End.
+	Unknown string
 }
 
 // JSValue is a captured argument, bounded in depth.

@@ -388,14 +388,16 @@ type walker struct {
 	lastNames map[string]bool
 	modSuffix []string
 	modLast   []string // "module:name" (ports.JSCallSelector.ModuleLastNames)
-	roots     map[string]bool
-	arraysCut int     // arrays of captured arguments cut at maxArrayItems
-	tables    [][]int // module indices of each table, in source order
-	hasESM    bool
-	hasCJS    bool
-	steps     int
-	cancelled bool
-	tag       [1]byte
+	// assignments to const objects' members (reassign.go)
+	memberSets map[memberKey]*memberSet
+	roots      map[string]bool
+	arraysCut  int     // arrays of captured arguments cut at maxArrayItems
+	tables     [][]int // module indices of each table, in source order
+	hasESM     bool
+	hasCJS     bool
+	steps      int
+	cancelled  bool
+	tag        [1]byte
 	// export value shapes (exports.go)
 	scope      *tjs.Scope          // module scope
 	scopeNames map[string]*tjs.Var // its declarations by name, built on first use
@@ -1667,6 +1669,9 @@ func (w *walker) aliasOf(x tjs.IExpr) (alias, bool) {
 // assign records CommonJS exports: module.exports.x = ..., exports.x = ...
 func (w *walker) assign(t *tjs.BinaryExpr) {
 	w.chunkURLAssign(t)
+	if w.constObjs != nil {
+		w.memberAssign(t) // reassign.go
+	}
 	if m := w.top(); m != nil && (m.expVar != nil || m.modVar != nil) && w.moduleAssign(m, t) {
 		return
 	}

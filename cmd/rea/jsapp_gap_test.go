@@ -184,3 +184,72 @@ ipcMain.handle("c:save", require("./h").save);
 		}
 	}
 }
+
+// A handler passed as a member of a const object is the function last
+// assigned to that member in straight-line top-level code before the
+// registration (the literal's when none is), an empty literal's members
+// included; where that is not known (assigned in a function, or
+// registered in a function and assigned again later) the file handles
+// the channel and an unknown says why. (The function node is known by
+// the member's path: one object's member registered both before and after
+// an assignment would be one node.) Before, the literal's function
+// was taken whatever was assigned since, so a trace from d:open reached
+// a read the handler never makes.
+func TestJSAppReassignedMemberHandlers(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"reassign","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": `const { app, ipcMain } = require("electron");
+const fs = require("fs");
+const first = { open(e) { fs.readFileSync("/tmp/ra/literal.txt"); } };
+ipcMain.handle("before", first.open);
+first.open = function (e) { fs.readFileSync("/tmp/ra/first.txt"); };
+const h = { open(e) { fs.readFileSync("/tmp/ra/h-literal.txt"); } };
+h.open = function (e) { fs.readFileSync("/tmp/ra/assigned.txt"); };
+ipcMain.handle("after", h.open);
+const empty = {};
+empty.save = (e, p) => fs.writeFileSync("/tmp/ra/empty.txt", p);
+ipcMain.handle("empty", empty.save);
+const inFn = { open(e) { fs.readFileSync("/tmp/ra/infn-literal.txt"); } };
+function setup() { inFn.open = (e) => fs.readFileSync("/tmp/ra/infn.txt"); }
+ipcMain.handle("infn", inFn.open);
+const later = { open(e) { fs.readFileSync("/tmp/ra/later-literal.txt"); } };
+app.whenReady().then(() => ipcMain.handle("later", later.open));
+later.open = (e) => fs.readFileSync("/tmp/ra/later.txt");
+`})})
+	for ch, want := range map[string][]string{
+		"before": {"ipc before > function first.open in main.js > fs /tmp/ra/literal.txt", "ipc before > function first.open in main.js > main.js"},
+		"after":  {"ipc after > function h.open in main.js > fs /tmp/ra/assigned.txt", "ipc after > function h.open in main.js > main.js"},
+		"empty":  {"ipc empty > function empty.save in main.js > fs /tmp/ra/empty.txt", "ipc empty > function empty.save in main.js > main.js"},
+	} {
+		var got []string
+		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": ch}, "outgoing") {
+			got = append(got, strings.Join(p.Labels, " > "))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
+		}
+	}
+	for _, ch := range []string{"infn", "later"} {
+		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": ch}, "outgoing") {
+			if p.Labels[1] != "main.js" {
+				t.Errorf("outgoing trace from %s goes through %q, want main.js (the handler is not known)", ch, p.Labels[1])
+			}
+		}
+	}
+	var why []string
+	for _, u := range decodeApp(t, ev).Unknowns {
+		if u["kind"] == "unresolved-handler" {
+			why = append(why, u["detail"].(string))
+		}
+	}
+	slices.Sort(why)
+	want := []string{
+		`ipcMain.handle("infn") handler inFn.open is not known: it is assigned inside a function, which may run before or after the call that passes it`,
+		`ipcMain.handle("later") handler later.open is not known: it is assigned again later in the file, and the call that passes it is in a function, which may run after that`,
+	}
+	if !slices.Equal(why, want) {
+		t.Errorf("unresolved-handler unknowns:\n got %q\nwant %q", why, want)
+	}
+}

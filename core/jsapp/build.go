@@ -1718,6 +1718,7 @@ func (b *jsappBuilder) handlerPhase() {
 				h = b.importedHandler(a, i)
 			}
 			if h.fn == "" {
+				b.unknownHandler(a, i, name, off) // gap_handlers.go
 				continue
 			}
 			if b.handlerFns == nil {
