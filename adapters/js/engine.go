@@ -1554,7 +1554,9 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 				// Cut, and said so: a reader must not take the array
 				// for written out in full (spawn's arguments).
 				v.Items = append(v.Items, cutItems)
-				w.arraysCut++
+				if !w.noMutable { // the second capture of a provisional call's arguments
+					w.arraysCut++
+				}
 				break
 			}
 			v.Items = append(v.Items, w.value(e.Value, depth+1))
