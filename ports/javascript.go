@@ -54,6 +54,11 @@ type JSCallSelector struct {
 	LastNames      []string // last callee segment ("handle" in ipcMain.handle)
 	ModuleSuffixes []string // module the root binding came from (".node")
 	Roots          []string // first callee segment ("window" in window.api.open)
+	// ModuleLastNames are "module:name" pairs ("fs:cp"): a call whose
+	// root binding came from that module (a "node:" prefix aside) and
+	// whose last segment there is name; for names too common to select
+	// alone (cp is a minifier's name as often as fs's).
+	ModuleLastNames []string
 }
 
 // JSLimits bound the facts of one source. Zero fields take the engine's
@@ -316,6 +321,10 @@ type JSFunction struct {
 	// argument of contextBridge.exposeInMainWorld ({open: (p) => ...}):
 	// its key. Arg is then the object's argument.
 	Prop string
+	// Unknown says why the function an argument names is not known
+	// (handlers.open assigned in a function after the const literal);
+	// the argument is then a name, and First == End.
+	Unknown string
 }
 
 // JSValue is a captured argument, bounded in depth.
@@ -327,7 +336,7 @@ type JSValue struct {
 	Parts []JSValue
 	Args  []JSValue // for call and new
 	Props []JSProp  // for object
-	Items []JSValue // for array
+	Items []JSValue // for array; one cut at the engine's bound ends with an item of kind other, Value "…"
 }
 
 // JSProp is one object property with a literal (non-computed) key.

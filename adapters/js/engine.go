@@ -387,13 +387,17 @@ type walker struct {
 	esReqs    []esRequire         // calls inside modules, resolved in finish
 	lastNames map[string]bool
 	modSuffix []string
-	roots     map[string]bool
-	tables    [][]int // module indices of each table, in source order
-	hasESM    bool
-	hasCJS    bool
-	steps     int
-	cancelled bool
-	tag       [1]byte
+	modLast   []string // "module:name" (ports.JSCallSelector.ModuleLastNames)
+	// assignments to const objects' members (reassign.go)
+	memberSets map[memberKey]*memberSet
+	roots      map[string]bool
+	arraysCut  int     // arrays of captured arguments cut at maxArrayItems
+	tables     [][]int // module indices of each table, in source order
+	hasESM     bool
+	hasCJS     bool
+	steps      int
+	cancelled  bool
+	tag        [1]byte
 	// export value shapes (exports.go)
 	scope      *tjs.Scope          // module scope
 	scopeNames map[string]*tjs.Var // its declarations by name, built on first use
@@ -445,7 +449,7 @@ func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.J
 		modFuncs: map[tjs.INode]int{}, esVars: map[*tjs.Var]int{}, nest: -1}
 	if req.Calls != nil {
 		w.lastNames, w.roots = selectorSets(req.Calls)
-		w.modSuffix = req.Calls.ModuleSuffixes
+		w.modSuffix, w.modLast = req.Calls.ModuleSuffixes, req.Calls.ModuleLastNames
 	}
 	return w
 }
@@ -1272,6 +1276,12 @@ func (w *walker) selected(path string, al alias) bool {
 		if w.lastNames[m] {
 			return true
 		}
+		mod := strings.TrimPrefix(al.module, "node:")
+		for _, ml := range w.modLast {
+			if len(ml) == len(mod)+1+len(m) && ml[len(mod)] == ':' && strings.HasPrefix(ml, mod) && strings.HasSuffix(ml, m) {
+				return true
+			}
+		}
 	}
 	first := path
 	if i := strings.IndexByte(path, '.'); i >= 0 {
@@ -1540,7 +1550,13 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 	case *tjs.ArrayExpr:
 		v.Kind = ports.JSValArray
 		for i, e := range t.List {
-			if i >= 16 {
+			if i >= maxArrayItems {
+				// Cut, and said so: a reader must not take the array
+				// for written out in full (spawn's arguments).
+				v.Items = append(v.Items, cutItems)
+				if !w.noMutable { // the second capture of a provisional call's arguments
+					w.arraysCut++
+				}
 				break
 			}
 			v.Items = append(v.Items, w.value(e.Value, depth+1))
@@ -1655,6 +1671,9 @@ func (w *walker) aliasOf(x tjs.IExpr) (alias, bool) {
 // assign records CommonJS exports: module.exports.x = ..., exports.x = ...
 func (w *walker) assign(t *tjs.BinaryExpr) {
 	w.chunkURLAssign(t)
+	if w.constObjs != nil {
+		w.memberAssign(t) // reassign.go
+	}
 	if m := w.top(); m != nil && (m.expVar != nil || m.modVar != nil) && w.moduleAssign(m, t) {
 		return
 	}
@@ -1679,7 +1698,7 @@ func (w *walker) assign(t *tjs.BinaryExpr) {
 					pr.Name = &m.Name.PropertyName // a method: {f() {}}, {get g() {}}
 				}
 				if k, ok := propKey(pr.Name); ok {
-					w.addExport(ports.JSExport{Name: k, Kind: "commonjs", Offset: w.offsetOf(pr.Name.Literal.Data), Value: unknownShape()}, pr.Value)
+					w.cjsExport(ports.JSExport{Name: k, Kind: "commonjs", Offset: w.offsetOf(pr.Name.Literal.Data), Value: unknownShape()}, pr.Value)
 				}
 			}
 			return
@@ -1700,7 +1719,7 @@ func (w *walker) assign(t *tjs.BinaryExpr) {
 	if d, ok := t.X.(*tjs.DotExpr); ok {
 		off = w.dotOffset(d.Y) // exports.name =, module.exports = (at "exports")
 	}
-	w.addExport(ports.JSExport{Name: name, Kind: "commonjs", Offset: off, Value: unknownShape()}, t.Y)
+	w.cjsExport(ports.JSExport{Name: name, Kind: "commonjs", Offset: off, Value: unknownShape()}, t.Y)
 }
 
 // objectTable detects a webpack or rspack module table: an object whose
@@ -1962,4 +1981,15 @@ func (w *walker) finish() {
 	if w.f.ModulesOmitted > 0 {
 		w.f.Limitations = append(w.f.Limitations, fmt.Sprintf("%d bundled modules beyond the first %d were not recorded.", w.f.ModulesOmitted, w.lim.MaxModules))
 	}
+	if w.arraysCut > 0 {
+		w.f.Limitations = append(w.f.Limitations, fmt.Sprintf("Array arguments of recorded calls cut at %d items, the rest not recorded (\"…\" ends each): %d.", maxArrayItems, w.arraysCut))
+	}
 }
+
+// maxArrayItems bounds the items of an array argument (ports.JSValue
+// Items); an array cut there ends with cutItems.
+const maxArrayItems = 16
+
+// cutItems ends an array argument cut at maxArrayItems: not a value of
+// the source, the items it stands for were not recorded.
+var cutItems = ports.JSValue{Kind: ports.JSValOther, Value: "…", Offset: -1}

@@ -25,6 +25,12 @@ type fnArg struct {
 	span      [2]int // the recorded calls its body holds, [first, end)
 	imp       alias  // a binding imported from another file: no body
 	prop      string // the key of the object argument's member it is (noteMemberFuncs)
+	why       string // why the function it names is not known (reassign.go)
+	// a const object's member passed by its path (reassign.go): which,
+	// the assignments to it seen then, and whether the call is in a function
+	member   memberKey
+	seen     int
+	deferred bool
 }
 
 // fnOpen is a function the walk is inside, and the calls recorded before it.
@@ -42,6 +48,10 @@ func (w *walker) noteFuncArgs(args []tjs.Arg) {
 			break
 		}
 		if c.Args[i].Kind == ports.JSValName {
+			if why := w.memberUnknown(a.Value); why != "" {
+				w.fnPending = append(w.fnPending, fnArg{call: n, arg: i, why: why})
+				continue
+			}
 			w.noteImportedArg(n, i, a.Value)
 			continue
 		}
@@ -74,6 +84,12 @@ func (w *walker) noteFuncArgs(args []tjs.Arg) {
 			// Walked before the call, as a const is declared before its
 			// use; still open when the call is in the member itself.
 			fa.node, fa.span = fn, w.fnMembers[fn]
+			if ms, k := w.memberState(t); len(w.nests) > 0 {
+				fa.member, fa.deferred = k, true
+				if ms != nil {
+					fa.seen = ms.n
+				}
+			}
 			if w.fnArgs == nil {
 				w.fnArgs = map[tjs.INode][]int{}
 			}
@@ -232,14 +248,23 @@ func (w *walker) exitFunc(n tjs.INode) {
 // (ports.JSFacts.Functions), a declaration's once the walk has seen it.
 func (w *walker) resolveFunctions() {
 	for _, fa := range w.fnPending {
+		if why := w.reassignedLater(fa); why != "" {
+			a := &w.f.Calls[fa.call].Args[fa.arg]
+			a.Kind, a.Offset = ports.JSValName, -1 // Value keeps the member's path
+			fa = fnArg{call: fa.call, arg: fa.arg, why: why}
+		}
+		if fa.why != "" {
+			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, Unknown: fa.why})
+			continue
+		}
 		if fa.imp.module != "" {
-			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, Module: fa.imp.module, Member: fa.imp.member})
+			w.f.Functions = append(w.f.Functions, ports.JSFunction{Call: fa.call, Arg: fa.arg, Module: fa.imp.module, Member: fa.imp.member, Prop: fa.prop})
 			continue
 		}
 		span := fa.span
 		if fa.v != nil {
 			span = w.fnDecls[fa.v]
-			if at, ok := w.fnDeclAt[fa.v]; ok && fa.arg < len(w.f.Calls[fa.call].Args) {
+			if at, ok := w.fnDeclAt[fa.v]; ok && fa.prop == "" && fa.arg < len(w.f.Calls[fa.call].Args) {
 				w.f.Calls[fa.call].Args[fa.arg].Offset = at
 			}
 		}
@@ -249,7 +274,7 @@ func (w *walker) resolveFunctions() {
 	}
 	// fnDecls and fnExports stay for the exports' bodies (exportedBody).
 	w.fnPending, w.fnArgs, w.fnOpen, w.fnDeclAt, w.constFns, w.fnNamed = nil, nil, nil, nil, nil, nil
-	w.constObjs, w.fnMembers = nil, nil
+	w.constObjs, w.fnMembers, w.memberSets = nil, nil, nil
 }
 
 // noteConstObject notes const v = an object literal with function members
@@ -260,6 +285,15 @@ func (w *walker) resolveFunctions() {
 func (w *walker) noteConstObject(v *tjs.Var, init tjs.IExpr) {
 	obj, ok := init.(*tjs.ObjectExpr)
 	if !ok || len(obj.List) > maxMemberScan {
+		return
+	}
+	if len(obj.List) == 0 {
+		// const handlers = {}; handlers.open = function () {...}
+		// (reassign.go): its members are all assigned
+		if w.fnMembers == nil {
+			w.fnMembers, w.constObjs = map[tjs.INode][2]int{}, map[*tjs.Var]*tjs.ObjectExpr{}
+		}
+		w.constObjs[root(v)] = obj
 		return
 	}
 	for i := range obj.List {
@@ -337,11 +371,17 @@ func (w *walker) memberFunc(d *tjs.DotExpr) (tjs.INode, []byte, string) {
 	}
 	var fn tjs.INode
 	var key []byte
-	for i := range obj.List {
-		p := &obj.List[i]
-		f, k := memberOf(p)
-		if k == nil || bytes.Equal(k, name) {
-			fn, key = f, k
+	if s, _ := w.memberState(d); s != nil {
+		// assigned since the literal (reassign.go): the last function
+		// assigned, or not known
+		fn, key = s.fn, s.key
+	} else {
+		for i := range obj.List {
+			p := &obj.List[i]
+			f, k := memberOf(p)
+			if k == nil || bytes.Equal(k, name) {
+				fn, key = f, k
+			}
 		}
 	}
 	if _, ok := w.fnMembers[fn]; !ok || fn == nil || key == nil {

@@ -42,7 +42,11 @@ func FuzzFacts(f *testing.F) {
 		`(()=>{var e={};function r(o){return e[o](s,s.exports,r)}r.u=e=>(({7:"a",8:"",9:0}[e]||e)+".js");new Worker(new URL(r.p+r.u(7),r.b));self.webpackChunkx=[]})()`,
 		// route tables as data, and navigator bindings (routes.go, globals.go)
 		`const routes=[{path:"/",children:c},{path:":id",children:[{path:"e",children:routes}]}],c=[{path:"x"}];createRouter({routes});useRoutes(c)`,
-		`var n=navigator,{registerTool:r}=n.modelContext;let m=self.navigator.modelContext;m.registerTool({name:"a"});r({});m=1;new n.x.y(routes)`} {
+		`var n=navigator,{registerTool:r}=n.modelContext;let m=self.navigator.modelContext;m.registerTool({name:"a"});r({});m=1;new n.x.y(routes)`,
+		// CommonJS re-exports, members by name, reassigned members, a cut array
+		`module.exports=require("./h");const g=require("./x");exports.a=g.b;exports.c=require("./y").c;const{d}=require("./z");module.exports={d,e}`,
+		`const h={o(){f()}},k={};h.o=function(){g()};k.p=()=>1;if(x){k.q=()=>2}function s(){h.o=0}on("a",h.o,k.p,k.q);w(()=>on("b",h.o));h.o=()=>3`,
+		`const o=(p)=>i.invoke("x",p);const{m}=require("./m");contextBridge.exposeInMainWorld("a",{o,m,n:n,s});function s(){}f([1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,[18]])`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -35,6 +35,10 @@ func (w *walker) noteMemberFuncs(args []tjs.Arg) {
 		if !ok {
 			continue
 		}
+		if v, ok := p.Value.(*tjs.Var); ok && p.Init == nil {
+			w.noteMemberByName(n, key, v)
+			continue
+		}
 		var fn tjs.INode
 		if m, ok := p.Value.(*tjs.MethodDecl); ok {
 			if m.Get || m.Set {
@@ -50,4 +54,17 @@ func (w *walker) noteMemberFuncs(args []tjs.Arg) {
 		w.fnArgs[fn] = append(w.fnArgs[fn], len(w.fnPending))
 		w.fnPending = append(w.fnPending, fnArg{call: n, arg: 1, node: fn, prop: key})
 	}
+}
+
+// noteMemberByName notes a member the exposed object passes by name
+// ({open}, {open: open}): a function the file declares (function open,
+// const open = an arrow), whose body the walk knows by the end
+// (ports.JSFunction First and End), or a binding imported from a relative
+// module (Module and Member, no body: the other file's export says).
+func (w *walker) noteMemberByName(n int, key string, v *tjs.Var) {
+	if _, al, ok := w.calleePath(v, 0); ok && al.member != "" && (strings.HasPrefix(al.module, "./") || strings.HasPrefix(al.module, "../")) {
+		w.fnPending = append(w.fnPending, fnArg{call: n, arg: 1, imp: al, prop: key})
+		return
+	}
+	w.fnPending = append(w.fnPending, fnArg{call: n, arg: 1, v: root(v), prop: key})
 }

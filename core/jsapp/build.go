@@ -1064,6 +1064,7 @@ func (b *jsappBuilder) expose(a *jsAsset, i int, c ports.JSCall) {
 			b.memberBodies[a] = append(b.memberBodies[a], memberBody{f.First, f.End, id, f.Prop})
 		}
 	}
+	b.exposedImports(a, i, id) // members imported by name (gap_members.go)
 	b.callEdge(a, c, id, "exposes", map[string]any{"world_key": name}, b.atCall(a, c, off))
 	if !a.roles["preload"] {
 		b.process("electron-preload", a, GraphEvidence{Basis: "derived", Confidence: core.ConfidenceInferred, Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(off)}}})
@@ -1303,13 +1304,15 @@ var fsOps = map[string]bool{"readFile": true, "readFileSync": true, "writeFile":
 
 // fsTwoPathOps are fsOps whose first two arguments are both paths (from,
 // to): each is a storage node the call reaches.
-var fsTwoPathOps = map[string]bool{"rename": true, "renameSync": true, "copyFile": true, "copyFileSync": true}
+var fsTwoPathOps = map[string]bool{"rename": true, "renameSync": true, "copyFile": true, "copyFileSync": true, "cp": true, "cpSync": true}
 
 // storageArea says which storage a call reaches (localStorage,
 // sessionStorage, indexedDB, fs) and with which operation, or "".
 func storageArea(c ports.JSCall) (area, op string) {
 	last := calleeLast(c)
 	switch {
+	case fsCopyOp(c) != "": // only on fs's binding (gap_fs.go)
+		return "fs", fsCopyOp(c)
 	case (strings.HasSuffix(c.Callee, "localStorage."+last) || strings.HasSuffix(c.Callee, "sessionStorage."+last) ||
 		c.Callee == "localStorage."+last || c.Callee == "sessionStorage."+last) && (last == "setItem" || last == "getItem" || last == "removeItem" || last == "clear"):
 		if strings.Contains(c.Callee, "sessionStorage") {
@@ -1715,6 +1718,7 @@ func (b *jsappBuilder) handlerPhase() {
 				h = b.importedHandler(a, i)
 			}
 			if h.fn == "" {
+				b.unknownHandler(a, i, name, off) // gap_handlers.go
 				continue
 			}
 			if b.handlerFns == nil {

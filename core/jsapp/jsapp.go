@@ -64,8 +64,9 @@ var jsappCallSelector = &ports.JSCallSelector{
 	},
 	// child_process's calls (sinks.go) by their module: exec is a RegExp's
 	// method too.
-	ModuleSuffixes: []string{".node", "child_process"},
-	Roots:          []string{"window", "globalThis"},
+	ModuleSuffixes:  []string{".node", "child_process"},
+	Roots:           []string{"window", "globalThis"},
+	ModuleLastNames: fsCopySelectors, // fs.cp (gap_fs.go)
 }
 
 type jsappRequest struct {
