@@ -172,6 +172,7 @@ func pathBase(p string) string {
 type step struct {
 	node string
 	edge string
+	way  way // the way the step took edge
 	prev int
 	dep  int
 	// again: the step reaches a node an earlier step reached from the
@@ -209,6 +210,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		cs = *in.Seed.CaseSensitive
 	}
 	dir := cmp.Or(in.Direction, "both")
+	d := dirOf(dir)
 	lim := limitsArg(in.Limits)
 	seeds := seedNodes(ix, kind, textMatcher(value, match, cs))
 	// Every seed is a node of the trace: a broad seed (a substring every
@@ -242,78 +244,44 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		if st.dep >= lim.depth || st.again {
 			continue
 		}
-		// A source map contains every source of its bundle: reached from
-		// one of them, it is no way to the others, whose calls and
-		// modules are theirs.
-		in := edgeByID[st.edge]
-		upFromSource := in != nil && in.Relation == "contains" && in.SourceNodeID == st.node && ix.nodes[st.node].Kind == "source-map"
-		// A function and the file that defines it (defined_in) are one
-		// body of code. The edge is followed down, file to function, by
-		// a trace outward (outgoing or both): a file's trace goes on into
-		// its handlers, whose calls go from them. It is followed up,
-		// function to file, in every direction: an incoming trace from a
-		// handler goes on to its file and what loads that, never down
-		// into the file's other functions; an outward one ends at the
-		// file, whose other code (its other handlers, its imports) is not
-		// the function's: a channel's trace is its handler's calls and
-		// the file they are in.
-		if in != nil && in.Relation == "defined_in" && in.TargetNodeID == st.node && dir != "incoming" {
+		// Which edges the walk takes is traceRules' (trace_rules.go).
+		var r *reach
+		if st.edge != "" {
+			r = &reach{relation: edgeByID[st.edge].Relation, way: st.way}
+		}
+		if endsAt(d, r) {
 			continue
 		}
-		var next []*Edge
-		if dir != "incoming" {
-			next = append(next, ix.out[st.node]...)
-		}
-		for _, e := range ix.in[st.node] {
-			if down := e.Relation == "defined_in"; down && dir != "incoming" || !down && dir != "outgoing" {
-				next = append(next, e)
+		at := ix.nodes[st.node].Kind
+		for _, w := range waysFor(d) {
+			next := ix.out[st.node]
+			if w == backward {
+				next = ix.in[st.node]
 			}
-		}
-		if dir == "incoming" {
-			// A preload's exposes edge points to the API it exposes, but
-			// what calls the API calls into the preload: an incoming trace
-			// goes on from the preload to its APIs and so to the renderers
-			// that call them (window.notes.open). Not when it came from one
-			// of them: an API whose member invokes the channel is the way
-			// to its renderers (ipc < window.notes < renderer.js), and the
-			// preload's other APIs are not on it.
-			fromAPI := in != nil && in.Relation == "exposes" && in.TargetNodeID != st.node
-			for _, e := range ix.out[st.node] {
-				if e.Relation == "defined_in" || e.Relation == "exposes" && !fromAPI {
-					next = append(next, e)
+			for _, e := range next {
+				other := e.TargetNodeID
+				if w == backward {
+					other = e.SourceNodeID
 				}
-			}
-		}
-		for _, e := range next {
-			other := e.TargetNodeID
-			if other == st.node {
-				other = e.SourceNodeID
-			}
-			// Never step onto a package or the artifact root: from there
-			// everything is reachable and the trace would be the whole app.
-			if k := ix.nodes[other]; k == nil || k.Kind == "package" || k.Kind == "artifact" {
-				continue
-			}
-			if upFromSource && e.Relation == "contains" && e.SourceNodeID == st.node {
-				continue
-			}
-			edgesSeen[e.EdgeID] = true
-			if seen[other] {
-				// Each call on a storage key is a path of its own: a
-				// handler's unlinkSync(p) beside another's writeFileSync(p),
-				// whichever step reached the key first.
-				if e.Relation == "persists_to" && (from[other] == i || e.TargetNodeID == other) {
-					steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1, again: true})
+				k := ix.nodes[other]
+				if k == nil || !mayTake(d, e.Relation, w, at, r, k.Kind) {
+					continue
 				}
-				continue
+				edgesSeen[e.EdgeID] = true
+				if seen[other] {
+					if stepsAgain(e.Relation, w, from[other] == i) {
+						steps = append(steps, step{node: other, edge: e.EdgeID, way: w, prev: i, dep: st.dep + 1, again: true})
+					}
+					continue
+				}
+				if len(seen) >= lim.nodes {
+					truncated = true
+					continue
+				}
+				seen[other] = true
+				from[other] = i
+				steps = append(steps, step{node: other, edge: e.EdgeID, way: w, prev: i, dep: st.dep + 1})
 			}
-			if len(seen) >= lim.nodes {
-				truncated = true
-				continue
-			}
-			seen[other] = true
-			from[other] = i
-			steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1})
 		}
 	}
 	// Paths end at leaves of the traversal tree.
