@@ -213,77 +213,13 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	d := dirOf(dir)
 	lim := limitsArg(in.Limits)
 	seeds := seedNodes(ix, kind, textMatcher(value, match, cs))
-	// Every seed is a node of the trace: a broad seed (a substring every
-	// path holds) is cut at max_nodes like the walk, and summary still
-	// counts every match.
-	matched, truncated := len(seeds), false
-	if len(seeds) > lim.nodes {
-		seeds, truncated = seeds[:lim.nodes], true
+	matched := len(seeds)
+	walk := newTraceWalk(ix, d, lim, seeds)
+	if err := walk.run(ctx); err != nil {
+		return nil, err
 	}
-
-	// Breadth-first from every seed; each node is reached once (shortest
-	// path), so cycles end.
-	var steps []step
-	seen := map[string]bool{}
-	edgesSeen := map[string]bool{}
-	from := map[string]int{} // the step each node was first reached from
-	for _, s := range seeds {
-		seen[s] = true
-		from[s] = -1
-		steps = append(steps, step{node: s, prev: -1})
-	}
-	edgeByID := map[string]*Edge{}
-	for _, e := range ix.res.Graph.Edges {
-		edgeByID[e.EdgeID] = e
-	}
-	for i := 0; i < len(steps); i++ {
-		if i%4096 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		st := steps[i]
-		if st.dep >= lim.depth || st.again {
-			continue
-		}
-		// Which edges the walk takes is traceRules' (trace_rules.go).
-		var r *reach
-		if st.edge != "" {
-			r = &reach{relation: edgeByID[st.edge].Relation, way: st.way}
-		}
-		if endsAt(d, r) {
-			continue
-		}
-		at := ix.nodes[st.node].Kind
-		for _, w := range waysFor(d) {
-			next := ix.out[st.node]
-			if w == backward {
-				next = ix.in[st.node]
-			}
-			for _, e := range next {
-				other := e.TargetNodeID
-				if w == backward {
-					other = e.SourceNodeID
-				}
-				k := ix.nodes[other]
-				if k == nil || !mayTake(d, e.Relation, w, at, r, k.Kind) {
-					continue
-				}
-				edgesSeen[e.EdgeID] = true
-				if seen[other] {
-					if stepsAgain(e.Relation, w, from[other] == i) {
-						steps = append(steps, step{node: other, edge: e.EdgeID, way: w, prev: i, dep: st.dep + 1, again: true})
-					}
-					continue
-				}
-				if len(seen) >= lim.nodes {
-					truncated = true
-					continue
-				}
-				seen[other] = true
-				from[other] = i
-				steps = append(steps, step{node: other, edge: e.EdgeID, way: w, prev: i, dep: st.dep + 1})
-			}
-		}
-	}
+	steps, seen, edgesSeen, edgeByID := walk.steps, walk.seen, walk.edgesSeen, walk.edgeByID
+	seeds = seeds[:min(len(seeds), lim.nodes)]
 	// Paths end at leaves of the traversal tree.
 	hasChild := make([]bool, len(steps))
 	for _, s := range steps {
@@ -293,13 +229,14 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	}
 	var paths []map[string]any
 	endKinds := map[string]int{}
+	pathsLeft := 0
 	for i := range steps {
 		if hasChild[i] || steps[i].prev < 0 {
 			continue
 		}
 		if len(paths) >= lim.paths {
-			truncated = true
-			break
+			pathsLeft++
+			continue
 		}
 		var nodes, edges, labels, relations []string
 		var locations []map[string]any
@@ -358,8 +295,9 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	if len(gnodes) > 0 {
 		graph = &TraceGraph{Nodes: gnodes, Edges: jaMaps(gedges)}
 	}
-	cov := TraceCoverage{Status: "complete", Limits: TraceLimits{MaxDepth: lim.depth, MaxPaths: lim.paths, MaxNodes: lim.nodes}}
-	if truncated {
+	cuts := walk.cuts(pathsLeft)
+	cov := TraceCoverage{Status: "complete", Limits: TraceLimits{MaxDepth: lim.depth, MaxPaths: lim.paths, MaxNodes: lim.nodes}, CutBy: cuts}
+	if len(cuts) > 0 {
 		cov.Status, cov.Truncated = "partial", true
 	}
 	if len(seeds) == 0 {
@@ -376,6 +314,9 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	var lims []string
 	if len(seeds) == 0 {
 		lims = append(lims, "No node matches the seed; the trace is empty.")
+	}
+	if l := stoppedBy(cuts); l != "" {
+		lims = append(lims, l)
 	}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lims}, nil
 }
