@@ -137,7 +137,11 @@ func stoppedBy(cuts []TraceCut) string {
 	}
 	var parts []string
 	for _, c := range cuts {
-		parts = append(parts, fmt.Sprintf("%s (%d) left %d %s out", c.Limit, c.Value, c.Left, c.Unit))
+		unit := c.Unit
+		if c.Left == 1 {
+			unit = strings.TrimSuffix(unit, "s")
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d) left %d %s out", c.Limit, c.Value, c.Left, unit))
 	}
 	return "The trace stopped: " + strings.Join(parts, "; ") + ". Raise limits." + cuts[0].Limit + " to follow them."
 }
