@@ -117,3 +117,63 @@ func TestTraceSaysWhichLimitCutIt(t *testing.T) {
 		t.Errorf("max_depth 4: coverage %+v, want complete", c)
 	}
 }
+
+// A seed that matches nothing names the seeds closest to it that match,
+// ready to pass: the same value as another seed kind, the same kind as a
+// substring whatever the case, a near spelling; before, the trace said
+// only that it was empty.
+func TestEmptyTraceSuggestsSeeds(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, notesOpenApp)})
+	suggest := func(seed map[string]any) ([]string, string) {
+		t.Helper()
+		tr := jaCall(t, s, "trace_application_feature", map[string]any{
+			"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}, "seed": seed})
+		var out struct {
+			SeedMatches []any `json:"seed_matches"`
+			Suggestions []struct {
+				Seed    map[string]any    `json:"seed"`
+				Matches int               `json:"matches"`
+				Example map[string]string `json:"example"`
+			} `json:"suggestions"`
+		}
+		if err := json.Unmarshal(tr.NormalizedResult, &out); err != nil {
+			t.Fatal(err)
+		}
+		if len(out.SeedMatches) != 0 {
+			t.Fatalf("seed %v matched %v", seed, out.SeedMatches)
+		}
+		var got []string
+		for _, x := range out.Suggestions {
+			got = append(got, fmt.Sprintf("%v %q %v %v", x.Seed["kind"], x.Seed["value"], x.Seed["match"], x.Seed["case_sensitive"]))
+		}
+		note := ""
+		for _, l := range tr.Limitations {
+			if strings.HasPrefix(l, "No node matches the seed") {
+				note = l
+			}
+		}
+		return got, note
+	}
+	for _, c := range []struct {
+		seed map[string]any
+		want string
+	}{
+		{map[string]any{"kind": "module", "value": "notes:open"}, `ipc-channel "notes:open" exact true`},
+		{map[string]any{"kind": "ipc-channel", "value": "notes:opne"}, `ipc-channel "notes:open" exact true`},
+		{map[string]any{"kind": "module", "value": "Renderer"}, `module "Renderer" substring false`},
+		{map[string]any{"kind": "api", "value": "notes.opne"}, `api "notes.open" exact true`},
+	} {
+		got, note := suggest(c.seed)
+		if !slices.Contains(got, c.want) {
+			t.Errorf("seed %v: suggestions %q, want %s among them", c.seed, got, c.want)
+		}
+		if !strings.Contains(note, "Seeds that match") {
+			t.Errorf("seed %v: limitation %q, want it to name the suggestions", c.seed, note)
+		}
+	}
+	got, note := suggest(map[string]any{"kind": "ipc-channel", "value": "zqxjv"})
+	if len(got) != 0 || !strings.Contains(note, "nor any seed close to it") {
+		t.Errorf("an unlike seed: suggestions %q, limitation %q, want none and a limitation saying so", got, note)
+	}
+}

@@ -81,69 +81,11 @@ func textMatcher(value, match string, cs bool) func(string) bool {
 func seedNodes(ix *appIndex, kind string, match func(string) bool) []string {
 	set := map[string]bool{}
 	for _, n := range ix.res.Graph.Nodes {
-		switch kind {
-		case "module":
-			switch n.Kind {
-			case "javascript-asset":
-				p := n.propString("path")
-				if match(p) || match(pathBase(p)) {
-					set[n.NodeID] = true
-				}
-			case "javascript-module":
-				if match(n.propString("module_id")) {
-					set[n.NodeID] = true
-				}
-			case "source-module":
-				s := n.propString("original_source")
-				if match(s) || match(pathBase(s)) {
-					set[n.NodeID] = true
-				}
-			}
-		case "route":
-			switch n.Kind {
-			case "endpoint", "target":
-				if match(n.propString("url")) {
-					set[n.NodeID] = true
-				}
-			case "electron-renderer":
-				if p := n.propString("path"); match(p) || match(pathBase(p)) {
-					set[n.NodeID] = true
-				}
-			}
-		case "api":
-			if n.Kind == "context-bridge-api" {
-				key := n.propString("world_key")
-				if match(key) {
-					set[n.NodeID] = true
-				}
-				if ms, ok := n.prop("members").([]any); ok {
-					for _, m := range ms {
-						if s, _ := m.(string); match(key+"."+s) || match(s) {
-							set[n.NodeID] = true
-						}
-					}
-				}
-			}
-		case "ipc-channel":
-			if n.Kind == "ipc-channel" && match(n.propString("channel")) {
+		seedTexts(n, kind, func(s string) {
+			if match(s) {
 				set[n.NodeID] = true
 			}
-		case "native-export":
-			if (n.Kind == "native-export" && match(n.propString("export"))) || (n.Kind == "native-addon" && (match(n.propString("path")) || match(pathBase(n.propString("path"))))) {
-				set[n.NodeID] = true
-			}
-		case "string":
-			for _, k := range []string{"url", "channel", "key", "world_key", "expression"} {
-				if s := n.propString(k); s != "" && match(s) {
-					set[n.NodeID] = true
-				}
-			}
-			// A system API by its name or its call as written
-			// (shell.openExternal, shell.openExternal(url)).
-			if n.Kind == "system-api" && (match(n.propString("api")) || match(n.label())) {
-				set[n.NodeID] = true
-			}
-		}
+		})
 	}
 	if kind == "string" {
 		for _, s := range ix.res.StringIndex {
@@ -160,6 +102,72 @@ func seedNodes(ix *appIndex, kind string, match func(string) bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// seedTexts calls f with each text by which a seed of kind names node n
+// (none empty); the application's string index names more nodes to a
+// string seed.
+func seedTexts(n *Node, kind string, f func(string)) {
+	g := func(ss ...string) {
+		for _, s := range ss {
+			if s != "" {
+				f(s)
+			}
+		}
+	}
+	switch kind {
+	case "module":
+		switch n.Kind {
+		case "javascript-asset":
+			p := n.propString("path")
+			g(p, pathBase(p))
+		case "javascript-module":
+			g(n.propString("module_id"))
+		case "source-module":
+			s := n.propString("original_source")
+			g(s, pathBase(s))
+		}
+	case "route":
+		switch n.Kind {
+		case "endpoint", "target":
+			g(n.propString("url"))
+		case "electron-renderer":
+			p := n.propString("path")
+			g(p, pathBase(p))
+		}
+	case "api":
+		if n.Kind == "context-bridge-api" {
+			key := n.propString("world_key")
+			g(key)
+			if ms, ok := n.prop("members").([]any); ok {
+				for _, m := range ms {
+					s, _ := m.(string)
+					g(key+"."+s, s)
+				}
+			}
+		}
+	case "ipc-channel":
+		if n.Kind == "ipc-channel" {
+			g(n.propString("channel"))
+		}
+	case "native-export":
+		switch n.Kind {
+		case "native-export":
+			g(n.propString("export"))
+		case "native-addon":
+			p := n.propString("path")
+			g(p, pathBase(p))
+		}
+	case "string":
+		for _, k := range []string{"url", "channel", "key", "world_key", "expression"} {
+			g(n.propString(k))
+		}
+		// A system API by its name or its call as written
+		// (shell.openExternal, shell.openExternal(url)).
+		if n.Kind == "system-api" {
+			g(n.propString("api"), n.label())
+		}
+	}
 }
 
 func pathBase(p string) string {
@@ -307,13 +315,16 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		Direction: dir, SeedMatches: matches, Paths: jaMaps(paths), Graph: graph, NativeHandoffs: handoffs,
 		Summary:  TraceSummary{SeedMatches: matched, Paths: len(paths), NodesVisited: len(gnodes), EdgesVisited: len(gedges), EndKinds: endKinds},
 		Coverage: cov}
+	if len(seeds) == 0 {
+		res.Suggestions = suggestSeeds(ix, res.Seed)
+	}
 	res.TraceID = "jatr_" + digestWithout(res, "trace_id")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var lims []string
 	if len(seeds) == 0 {
-		lims = append(lims, "No node matches the seed; the trace is empty.")
+		lims = append(lims, suggestionNote(res.Suggestions))
 	}
 	if l := stoppedBy(cuts); l != "" {
 		lims = append(lims, l)

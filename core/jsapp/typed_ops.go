@@ -105,6 +105,17 @@ type TraceApplicationFeatureResult struct {
 	NativeHandoffs []map[string]any `json:"native_handoffs"`
 	Summary        TraceSummary     `json:"summary"`
 	Coverage       TraceCoverage    `json:"coverage"`
+	// Suggestions: for a seed that matched nothing, the closest seeds that
+	// match, to pass instead.
+	Suggestions []TraceSuggestion `json:"suggestions,omitempty"`
+}
+
+// TraceSuggestion is a seed to pass instead of one that matched nothing:
+// how many nodes it matches, and one of them.
+type TraceSuggestion struct {
+	Seed    TraceSeed `json:"seed"`
+	Matches int       `json:"matches"`
+	Example TraceNode `json:"example"`
 }
 
 // TraceJavascriptSemanticsInputQuery is part of the input of trace_javascript_semantics.
