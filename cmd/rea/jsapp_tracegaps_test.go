@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -175,5 +176,45 @@ func TestEmptyTraceSuggestsSeeds(t *testing.T) {
 	got, note := suggest(map[string]any{"kind": "ipc-channel", "value": "zqxjv"})
 	if len(got) != 0 || !strings.Contains(note, "nor any seed close to it") {
 		t.Errorf("an unlike seed: suggestions %q, limitation %q, want none and a limitation saying so", got, note)
+	}
+}
+
+// A renderer's call of one member of an exposed API leads on through that
+// member alone: renderer.js calls window.notes.open, not window.notes.log,
+// so its trace reaches notes:open and not notes:log, and notes:log's
+// incoming trace does not reach renderer.js. Before, the API was one node
+// the walk went through whole, and each trace named the other member's
+// channel or caller as if the renderer used it.
+func TestTraceKeepsTheMemberOfAnExposedAPI(t *testing.T) {
+	app := maps.Clone(notesOpenApp)
+	app["main.js"] += "ipcMain.on(\"notes:log\", (event, m) => console.log(m));\n"
+	app["preload.js"] = `const { contextBridge, ipcRenderer } = require("electron");
+contextBridge.exposeInMainWorld("notes", { open: (url) => ipcRenderer.invoke("notes:open", url), log: (m) => ipcRenderer.send("notes:log", m) });
+`
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, app)})
+	// steps: does a path of the trace step from label a to label b?
+	steps := func(seed map[string]any, dir, a, b string) bool {
+		for _, p := range traceOf(t, s, ev, seed, dir) {
+			for i := 1; i < len(p.Labels); i++ {
+				if p.Labels[i-1] == a && p.Labels[i] == b {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	const api = "window.notes {log, open}"
+	renderer := map[string]any{"kind": "module", "value": "renderer.js"}
+	for _, dir := range []string{"outgoing", "both"} {
+		if !steps(renderer, dir, api, "ipc notes:open") || steps(renderer, dir, api, "ipc notes:log") {
+			t.Errorf("%s trace from renderer.js: want window.notes > ipc notes:open and not > ipc notes:log", dir)
+		}
+	}
+	if steps(map[string]any{"kind": "ipc-channel", "value": "notes:log"}, "incoming", api, "renderer.js") {
+		t.Errorf("incoming trace from notes:log reaches renderer.js through window.notes, whose log renderer.js never calls")
+	}
+	if !steps(map[string]any{"kind": "ipc-channel", "value": "notes:open"}, "incoming", api, "renderer.js") {
+		t.Errorf("incoming trace from notes:open does not reach renderer.js, which calls window.notes.open")
 	}
 }

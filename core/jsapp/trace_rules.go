@@ -81,13 +81,21 @@ type traceRule struct {
 	unless   *after // the step is not taken from a node reached so
 	ends     dirs   // in these directions the node the step reaches is a leaf
 	again    again  // a step onto a node already reached: a path of its own?
+	// sameMember: an edge that names a member of an exposed API (a
+	// renderer's call of window.notes.open, the IPC call written in that
+	// member) is not taken from a node reached by an edge naming another.
+	sameMember bool
 }
 
 // traceRules is every way a trace takes an edge. Relations without a row
-// go forward in an outward trace and backward in an inward one.
+// go forward in an outward trace and backward in an inward one, keeping
+// to the member of an exposed API the walk came through: renderer.js
+// calls window.notes.open, so its trace goes on through the channel open
+// invokes, not the one log sends, and an incoming trace from log's channel
+// does not reach renderer.js.
 var traceRules = []traceRule{
-	{relation: "", way: forward, in: outward},
-	{relation: "", way: backward, in: inward},
+	{relation: "", way: forward, in: outward, sameMember: true},
+	{relation: "", way: backward, in: inward, sameMember: true},
 
 	// A function and the file that defines it are one body of code. Down,
 	// file to function, in an outward trace: a file's trace goes on into
@@ -158,6 +166,23 @@ func ruleFor(relation string, w way) traceRule {
 type reach struct {
 	relation string
 	way      way
+	member   string // the member of an exposed API the edge names, if any
+}
+
+// move is an edge the walk may take: its relation, the way, the kinds of
+// the node it leaves (at) and the node it reaches (onto), and the member
+// of an exposed API it names ("" none).
+type move struct {
+	relation string
+	way      way
+	at, onto string
+	member   string
+}
+
+// edgeMember is the member of an exposed API an edge names, if any.
+func edgeMember(e *Edge) string {
+	s, _ := e.Properties["member"].(string)
+	return s
 }
 
 // waysFor orders the ways a trace in direction d looks at a node's edges:
@@ -170,21 +195,23 @@ func waysFor(d dirs) [2]way {
 	return [2]way{forward, backward}
 }
 
-// mayTake reports whether a trace in direction d, standing on a node of
-// kind at that it reached by r (nil at a seed), takes an edge of relation
-// the way w onto a node of kind onto.
-func mayTake(d dirs, relation string, w way, at string, r *reach, onto string) bool {
-	if traceBarriers[onto] {
+// mayTake reports whether a trace in direction d, standing on a node it
+// reached by r (nil at a seed), takes m.
+func mayTake(d dirs, r *reach, m move) bool {
+	if traceBarriers[m.onto] {
 		return false
 	}
-	rule := ruleFor(relation, w)
+	rule := ruleFor(m.relation, m.way)
 	if rule.in&d == 0 {
 		return false
 	}
-	if u := rule.unless; u != nil && r != nil && u.in&d != 0 && u.relation == r.relation && u.way == r.way && (u.kind == "" || u.kind == at) {
+	if r == nil {
+		return true
+	}
+	if u := rule.unless; u != nil && u.in&d != 0 && u.relation == r.relation && u.way == r.way && (u.kind == "" || u.kind == m.at) {
 		return false
 	}
-	return true
+	return !rule.sameMember || m.member == "" || r.member == "" || m.member == r.member
 }
 
 // endsAt reports whether a node reached by r is a leaf of a trace in

@@ -16,6 +16,7 @@ type takeCase struct {
 	at       string
 	r        *reach
 	onto     string
+	member   string
 	want     bool
 }
 
@@ -26,47 +27,64 @@ var (
 	byExposes = &reach{relation: "exposes", way: backward}
 	bySource  = &reach{relation: "contains", way: backward}
 	byImport  = &reach{relation: "imports", way: forward}
+	byOpen    = &reach{relation: "calls", way: forward, member: "open"}
 
 	takeCases = []takeCase{
 		// Relations without a row: forward outward, backward inward.
-		{outgoing, "imports", forward, "javascript-asset", nil, "javascript-asset", true},
-		{twoWay, "imports", forward, "javascript-asset", nil, "javascript-asset", true},
-		{incoming, "imports", forward, "javascript-asset", nil, "javascript-asset", false},
-		{incoming, "imports", backward, "javascript-asset", nil, "javascript-asset", true},
-		{twoWay, "imports", backward, "javascript-asset", nil, "javascript-asset", true},
-		{outgoing, "imports", backward, "javascript-asset", nil, "javascript-asset", false},
+		{outgoing, "imports", forward, "javascript-asset", nil, "javascript-asset", "", true},
+		{twoWay, "imports", forward, "javascript-asset", nil, "javascript-asset", "", true},
+		{incoming, "imports", forward, "javascript-asset", nil, "javascript-asset", "", false},
+		{incoming, "imports", backward, "javascript-asset", nil, "javascript-asset", "", true},
+		{twoWay, "imports", backward, "javascript-asset", nil, "javascript-asset", "", true},
+		{outgoing, "imports", backward, "javascript-asset", nil, "javascript-asset", "", false},
 		// defined_in: up in every direction, down only outward.
-		{incoming, "defined_in", forward, "javascript-function", nil, "javascript-asset", true},
-		{outgoing, "defined_in", forward, "javascript-function", nil, "javascript-asset", true},
-		{outgoing, "defined_in", backward, "javascript-asset", nil, "javascript-function", true},
-		{twoWay, "defined_in", backward, "javascript-asset", nil, "javascript-function", true},
-		{incoming, "defined_in", backward, "javascript-asset", nil, "javascript-function", false},
+		{incoming, "defined_in", forward, "javascript-function", nil, "javascript-asset", "", true},
+		{outgoing, "defined_in", forward, "javascript-function", nil, "javascript-asset", "", true},
+		{outgoing, "defined_in", backward, "javascript-asset", nil, "javascript-function", "", true},
+		{twoWay, "defined_in", backward, "javascript-asset", nil, "javascript-function", "", true},
+		{incoming, "defined_in", backward, "javascript-asset", nil, "javascript-function", "", false},
 		// exposes: forward in every direction, but not on from one of the
 		// preload's APIs in an incoming trace.
-		{incoming, "exposes", forward, "electron-preload", nil, "context-bridge-api", true},
-		{incoming, "exposes", forward, "electron-preload", byImport, "context-bridge-api", true},
-		{incoming, "exposes", forward, "electron-preload", byExposes, "context-bridge-api", false},
-		{twoWay, "exposes", forward, "electron-preload", byExposes, "context-bridge-api", true},
-		{outgoing, "exposes", forward, "electron-preload", nil, "context-bridge-api", true},
-		{incoming, "exposes", backward, "context-bridge-api", nil, "electron-preload", true},
+		{incoming, "exposes", forward, "electron-preload", nil, "context-bridge-api", "", true},
+		{incoming, "exposes", forward, "electron-preload", byImport, "context-bridge-api", "", true},
+		{incoming, "exposes", forward, "electron-preload", byExposes, "context-bridge-api", "", false},
+		{twoWay, "exposes", forward, "electron-preload", byExposes, "context-bridge-api", "", true},
+		{outgoing, "exposes", forward, "electron-preload", nil, "context-bridge-api", "", true},
+		{incoming, "exposes", backward, "context-bridge-api", nil, "electron-preload", "", true},
 		// contains: not down from a source map reached from one of its
 		// sources; from an archive, or a source map otherwise reached, yes.
-		{outgoing, "contains", forward, "source-map", bySource, "source-module", false},
-		{twoWay, "contains", forward, "source-map", bySource, "source-module", false},
-		{outgoing, "contains", forward, "source-map", byImport, "source-module", true},
-		{outgoing, "contains", forward, "source-map", nil, "source-module", true},
-		{outgoing, "contains", forward, "asar-archive", bySource, "javascript-asset", true},
-		{incoming, "contains", forward, "source-map", nil, "source-module", false},
-		{incoming, "contains", backward, "source-module", nil, "source-map", true},
+		{outgoing, "contains", forward, "source-map", bySource, "source-module", "", false},
+		{twoWay, "contains", forward, "source-map", bySource, "source-module", "", false},
+		{outgoing, "contains", forward, "source-map", byImport, "source-module", "", true},
+		{outgoing, "contains", forward, "source-map", nil, "source-module", "", true},
+		{outgoing, "contains", forward, "asar-archive", bySource, "javascript-asset", "", true},
+		{incoming, "contains", forward, "source-map", nil, "source-module", "", false},
+		{incoming, "contains", backward, "source-module", nil, "source-map", "", true},
 		// persists_to: taken as relations without a row are.
-		{outgoing, "persists_to", forward, "javascript-function", nil, "storage-key", true},
-		{incoming, "persists_to", forward, "javascript-function", nil, "storage-key", false},
-		{incoming, "persists_to", backward, "storage-key", nil, "javascript-function", true},
-		{outgoing, "persists_to", backward, "storage-key", nil, "javascript-function", false},
+		{outgoing, "persists_to", forward, "javascript-function", nil, "storage-key", "", true},
+		{incoming, "persists_to", forward, "javascript-function", nil, "storage-key", "", false},
+		{incoming, "persists_to", backward, "storage-key", nil, "javascript-function", "", true},
+		{outgoing, "persists_to", backward, "storage-key", nil, "javascript-function", "", false},
+		// The member of an exposed API the walk came through: renderer.js
+		// calls window.notes.open, so not on to the channel log sends, and
+		// back from log's channel not to open's callers.
+		{outgoing, "invokes", forward, "context-bridge-api", byOpen, "ipc-channel", "open", true},
+		{outgoing, "sends", forward, "context-bridge-api", byOpen, "ipc-channel", "log", false},
+		{outgoing, "sends", forward, "context-bridge-api", byImport, "ipc-channel", "log", true},
+		{incoming, "calls", backward, "context-bridge-api", &reach{"sends", backward, "log"}, "javascript-asset", "open", false},
+		{incoming, "calls", backward, "context-bridge-api", &reach{"sends", backward, "log"}, "javascript-asset", "log", true},
+		{incoming, "calls", backward, "context-bridge-api", &reach{"sends", backward, "log"}, "javascript-asset", "", true},
+		// Rows of their own name no member; were one to, it would not bind.
+		{outgoing, "defined_in", forward, "javascript-function", byOpen, "javascript-asset", "log", true},
+		{outgoing, "defined_in", backward, "javascript-asset", byOpen, "javascript-function", "log", true},
+		{incoming, "exposes", forward, "electron-preload", byOpen, "context-bridge-api", "log", true},
+		{outgoing, "contains", forward, "source-map", byOpen, "source-module", "log", true},
+		{outgoing, "persists_to", forward, "javascript-function", byOpen, "storage-key", "log", true},
+		{incoming, "persists_to", backward, "storage-key", byOpen, "javascript-function", "log", true},
 		// Never onto a package or the artifact, whatever the relation.
-		{twoWay, "imports", forward, "javascript-asset", nil, "package", false},
-		{twoWay, "contains", backward, "javascript-asset", nil, "artifact", false},
-		{incoming, "defined_in", forward, "javascript-function", nil, "package", false},
+		{twoWay, "imports", forward, "javascript-asset", nil, "package", "", false},
+		{twoWay, "contains", backward, "javascript-asset", nil, "artifact", "", false},
+		{incoming, "defined_in", forward, "javascript-function", nil, "package", "", false},
 	}
 
 	// endCases: is a node reached by r a leaf of a trace in dir?
@@ -75,17 +93,17 @@ var (
 		r    *reach
 		want bool
 	}{
-		{outgoing, &reach{"defined_in", forward}, true},
-		{twoWay, &reach{"defined_in", forward}, true},
-		{incoming, &reach{"defined_in", forward}, false},
-		{outgoing, &reach{"defined_in", backward}, false},
+		{outgoing, &reach{"defined_in", forward, ""}, true},
+		{twoWay, &reach{"defined_in", forward, ""}, true},
+		{incoming, &reach{"defined_in", forward, ""}, false},
+		{outgoing, &reach{"defined_in", backward, ""}, false},
 		{outgoing, byImport, false},
-		{incoming, &reach{"imports", backward}, false},
-		{outgoing, &reach{"exposes", forward}, false},
+		{incoming, &reach{"imports", backward, ""}, false},
+		{outgoing, &reach{"exposes", forward, ""}, false},
 		{twoWay, bySource, false},
-		{outgoing, &reach{"contains", forward}, false},
-		{outgoing, &reach{"persists_to", forward}, false},
-		{incoming, &reach{"persists_to", backward}, false},
+		{outgoing, &reach{"contains", forward, ""}, false},
+		{outgoing, &reach{"persists_to", forward, ""}, false},
+		{incoming, &reach{"persists_to", backward, ""}, false},
 		{outgoing, nil, false},
 	}
 
@@ -114,8 +132,8 @@ var (
 func ruleFailures() []string {
 	var out []string
 	for _, c := range takeCases {
-		if got := mayTake(c.dir, c.relation, c.w, c.at, c.r, c.onto); got != c.want {
-			out = append(out, fmt.Sprintf("take %s %v in %v at %s after %v onto %s = %v", c.relation, c.w, c.dir, c.at, c.r, c.onto, got))
+		if got := mayTake(c.dir, c.r, move{relation: c.relation, way: c.w, at: c.at, onto: c.onto, member: c.member}); got != c.want {
+			out = append(out, fmt.Sprintf("take %s %v (member %q) in %v at %s after %v onto %s = %v", c.relation, c.w, c.member, c.dir, c.at, c.r, c.onto, got))
 		}
 	}
 	for _, c := range endCases {
@@ -156,6 +174,7 @@ func TestTraceRulesCasesCatchEveryMutation(t *testing.T) {
 		mutants[name+" dropped"] = append(append([]traceRule(nil), traceRules[:i]...), traceRules[i+1:]...)
 		mutate("taken in the other directions", func(r *traceRule) { r.in ^= anyDir })
 		mutate("ending in the other directions", func(r *traceRule) { r.ends ^= anyDir })
+		mutate("keeping the member otherwise", func(r *traceRule) { r.sameMember = !r.sameMember })
 		mutate("repeating otherwise", func(r *traceRule) {
 			r.again = map[again]again{againNever: againAlways, againFromHere: againNever, againAlways: againFromHere}[r.again]
 		})

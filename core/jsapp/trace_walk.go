@@ -86,7 +86,8 @@ func (w *traceWalk) next(i int, f func(e *Edge, wy way, other string)) {
 	st := w.steps[i]
 	var r *reach
 	if st.edge != "" {
-		r = &reach{relation: w.edgeByID[st.edge].Relation, way: st.way}
+		e := w.edgeByID[st.edge]
+		r = &reach{relation: e.Relation, way: st.way, member: edgeMember(e)}
 	}
 	if endsAt(w.d, r) {
 		return
@@ -102,7 +103,7 @@ func (w *traceWalk) next(i int, f func(e *Edge, wy way, other string)) {
 			if wy == backward {
 				other = e.SourceNodeID
 			}
-			if k := w.ix.nodes[other]; k != nil && mayTake(w.d, e.Relation, wy, at, r, k.Kind) {
+			if k := w.ix.nodes[other]; k != nil && mayTake(w.d, r, move{relation: e.Relation, way: wy, at: at, onto: k.Kind, member: edgeMember(e)}) {
 				f(e, wy, other)
 			}
 		}
