@@ -115,25 +115,27 @@ func seedTexts(n *Node, kind string, f func(string)) {
 			}
 		}
 	}
+	// A file by its path or its name.
+	file := func(prop string) {
+		p := n.propString(prop)
+		g(p, pathBase(p))
+	}
 	switch kind {
 	case "module":
 		switch n.Kind {
 		case "javascript-asset":
-			p := n.propString("path")
-			g(p, pathBase(p))
+			file("path")
 		case "javascript-module":
 			g(n.propString("module_id"))
 		case "source-module":
-			s := n.propString("original_source")
-			g(s, pathBase(s))
+			file("original_source")
 		}
 	case "route":
 		switch n.Kind {
 		case "endpoint", "target":
 			g(n.propString("url"))
 		case "electron-renderer":
-			p := n.propString("path")
-			g(p, pathBase(p))
+			file("path")
 		}
 	case "api":
 		if n.Kind == "context-bridge-api" {
@@ -155,8 +157,7 @@ func seedTexts(n *Node, kind string, f func(string)) {
 		case "native-export":
 			g(n.propString("export"))
 		case "native-addon":
-			p := n.propString("path")
-			g(p, pathBase(p))
+			file("path")
 		}
 	case "string":
 		for _, k := range []string{"url", "channel", "key", "world_key", "expression"} {
