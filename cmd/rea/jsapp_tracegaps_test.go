@@ -173,6 +173,10 @@ func TestEmptyTraceSuggestsSeeds(t *testing.T) {
 			t.Errorf("seed %v: limitation %q, want it to name the suggestions", c.seed, note)
 		}
 	}
+	// The specific kind before the string seed that any text matches.
+	if got, _ := suggest(map[string]any{"kind": "module", "value": "notes:open"}); len(got) < 2 || got[0] != `ipc-channel "notes:open" exact true` {
+		t.Errorf("seed module notes:open: suggestions %q, want the channel first and the string seed after", got)
+	}
 	got, note := suggest(map[string]any{"kind": "ipc-channel", "value": "zqxjv"})
 	if len(got) != 0 || !strings.Contains(note, "nor any seed close to it") {
 		t.Errorf("an unlike seed: suggestions %q, limitation %q, want none and a limitation saying so", got, note)

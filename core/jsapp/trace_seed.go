@@ -7,8 +7,10 @@ import (
 	"strings"
 )
 
-// seedKinds are trace_application_feature's seed kinds, in its schema's order.
-var seedKinds = []string{"module", "string", "route", "api", "ipc-channel", "native-export"}
+// seedKinds are trace_application_feature's seed kinds, the one that
+// matches any text last: a suggestion names the specific kind first (ipc
+// dialog:open before the files whose strings hold it).
+var seedKinds = []string{"module", "route", "api", "ipc-channel", "native-export", "string"}
 
 const (
 	maxSuggestions    = 5

@@ -144,5 +144,5 @@ func stoppedBy(cuts []TraceCut) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s (%d) left %d %s out", c.Limit, c.Value, c.Left, unit))
 	}
-	return "The trace stopped: " + strings.Join(parts, "; ") + ". Raise limits." + cuts[0].Limit + " to follow them."
+	return "The trace stopped: " + strings.Join(parts, "; ") + ". Raise limits." + cuts[0].Limit + " to see what it left out."
 }
