@@ -81,10 +81,12 @@ type traceRule struct {
 	unless   *after // the step is not taken from a node reached so
 	ends     dirs   // in these directions the node the step reaches is a leaf
 	again    again  // a step onto a node already reached: a path of its own?
-	// sameMember: an edge that names a member of an exposed API (a
-	// renderer's call of window.notes.open, the IPC call written in that
-	// member) is not taken from a node reached by an edge naming another.
-	sameMember bool
+	// sameMemberAt: on a node of this kind (an exposed API), an edge that
+	// names one of its members (a renderer's call of window.notes.open,
+	// the IPC call written in that member) is not taken when the walk
+	// reached the node by an edge naming another. Members are the API's:
+	// elsewhere (a channel two APIs invoke) their names do not bind.
+	sameMemberAt string
 }
 
 // traceRules is every way a trace takes an edge. Relations without a row
@@ -94,8 +96,8 @@ type traceRule struct {
 // invokes, not the one log sends, and an incoming trace from log's channel
 // does not reach renderer.js.
 var traceRules = []traceRule{
-	{relation: "", way: forward, in: outward, sameMember: true},
-	{relation: "", way: backward, in: inward, sameMember: true},
+	{relation: "", way: forward, in: outward, sameMemberAt: "context-bridge-api"},
+	{relation: "", way: backward, in: inward, sameMemberAt: "context-bridge-api"},
 
 	// A function and the file that defines it are one body of code. Down,
 	// file to function, in an outward trace: a file's trace goes on into
@@ -211,7 +213,7 @@ func mayTake(d dirs, r *reach, m move) bool {
 	if u := rule.unless; u != nil && u.in&d != 0 && u.relation == r.relation && u.way == r.way && (u.kind == "" || u.kind == m.at) {
 		return false
 	}
-	return !rule.sameMember || m.member == "" || r.member == "" || m.member == r.member
+	return rule.sameMemberAt != m.at || m.member == "" || r.member == "" || m.member == r.member
 }
 
 // endsAt reports whether a node reached by r is a leaf of a trace in

@@ -74,13 +74,16 @@ var (
 		{incoming, "calls", backward, "context-bridge-api", &reach{"sends", backward, "log"}, "javascript-asset", "open", false},
 		{incoming, "calls", backward, "context-bridge-api", &reach{"sends", backward, "log"}, "javascript-asset", "log", true},
 		{incoming, "calls", backward, "context-bridge-api", &reach{"sends", backward, "log"}, "javascript-asset", "", true},
+		// Member names bind on their API alone: a channel two APIs invoke
+		// leads back to both.
+		{twoWay, "invokes", backward, "ipc-channel", &reach{"invokes", forward, "open"}, "context-bridge-api", "launch", true},
 		// Rows of their own name no member; were one to, it would not bind.
-		{outgoing, "defined_in", forward, "javascript-function", byOpen, "javascript-asset", "log", true},
-		{outgoing, "defined_in", backward, "javascript-asset", byOpen, "javascript-function", "log", true},
-		{incoming, "exposes", forward, "electron-preload", byOpen, "context-bridge-api", "log", true},
-		{outgoing, "contains", forward, "source-map", byOpen, "source-module", "log", true},
-		{outgoing, "persists_to", forward, "javascript-function", byOpen, "storage-key", "log", true},
-		{incoming, "persists_to", backward, "storage-key", byOpen, "javascript-function", "log", true},
+		{outgoing, "defined_in", forward, "context-bridge-api", byOpen, "javascript-asset", "log", true},
+		{outgoing, "defined_in", backward, "context-bridge-api", byOpen, "javascript-function", "log", true},
+		{incoming, "exposes", forward, "context-bridge-api", byOpen, "context-bridge-api", "log", true},
+		{outgoing, "contains", forward, "context-bridge-api", byOpen, "source-module", "log", true},
+		{outgoing, "persists_to", forward, "context-bridge-api", byOpen, "storage-key", "log", true},
+		{incoming, "persists_to", backward, "context-bridge-api", byOpen, "javascript-function", "log", true},
 		// Never onto a package or the artifact, whatever the relation.
 		{twoWay, "imports", forward, "javascript-asset", nil, "package", "", false},
 		{twoWay, "contains", backward, "javascript-asset", nil, "artifact", "", false},
@@ -174,7 +177,9 @@ func TestTraceRulesCasesCatchEveryMutation(t *testing.T) {
 		mutants[name+" dropped"] = append(append([]traceRule(nil), traceRules[:i]...), traceRules[i+1:]...)
 		mutate("taken in the other directions", func(r *traceRule) { r.in ^= anyDir })
 		mutate("ending in the other directions", func(r *traceRule) { r.ends ^= anyDir })
-		mutate("keeping the member otherwise", func(r *traceRule) { r.sameMember = !r.sameMember })
+		mutate("keeping the member elsewhere", func(r *traceRule) {
+			r.sameMemberAt = map[string]string{"": "context-bridge-api", "context-bridge-api": "ipc-channel"}[r.sameMemberAt]
+		})
 		mutate("repeating otherwise", func(r *traceRule) {
 			r.again = map[again]again{againNever: againAlways, againFromHere: againNever, againAlways: againFromHere}[r.again]
 		})
