@@ -198,19 +198,7 @@ ipcMain.handle("help", () => shell.openExternal("https://example.com/help"));
 // the renderer.
 func TestIncomingTraceCrossesThePreloadToTheRenderer(t *testing.T) {
 	s := jaSession(t)
-	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
-		"package.json": `{"name":"open","main":"main.js","devDependencies":{"electron":"31"}}`,
-		"main.js": `const { app, BrowserWindow, ipcMain, shell } = require("electron");
-const path = require("path");
-app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: path.join(__dirname, "preload.js") } }).loadFile("index.html"));
-ipcMain.handle("notes:open", (event, url) => shell.openExternal(url));
-`,
-		"preload.js": `const { contextBridge, ipcRenderer } = require("electron");
-contextBridge.exposeInMainWorld("notes", { open: (url) => ipcRenderer.invoke("notes:open", url) });
-`,
-		"index.html":  `<!doctype html><script src="renderer.js"></script>`,
-		"renderer.js": "document.querySelector(\"a\").onclick = (e) => window.notes.open(e.target.href);\n",
-	})})
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, notesOpenApp)})
 	var got []string
 	for _, p := range traceOf(t, s, ev, map[string]any{"kind": "string", "value": "shell.openExternal", "match": "prefix"}, "incoming") {
 		got = append(got, strings.Join(p.Labels, " < ")+" | "+strings.Join(p.Relations, ", "))

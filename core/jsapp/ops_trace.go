@@ -81,69 +81,11 @@ func textMatcher(value, match string, cs bool) func(string) bool {
 func seedNodes(ix *appIndex, kind string, match func(string) bool) []string {
 	set := map[string]bool{}
 	for _, n := range ix.res.Graph.Nodes {
-		switch kind {
-		case "module":
-			switch n.Kind {
-			case "javascript-asset":
-				p := n.propString("path")
-				if match(p) || match(pathBase(p)) {
-					set[n.NodeID] = true
-				}
-			case "javascript-module":
-				if match(n.propString("module_id")) {
-					set[n.NodeID] = true
-				}
-			case "source-module":
-				s := n.propString("original_source")
-				if match(s) || match(pathBase(s)) {
-					set[n.NodeID] = true
-				}
-			}
-		case "route":
-			switch n.Kind {
-			case "endpoint", "target":
-				if match(n.propString("url")) {
-					set[n.NodeID] = true
-				}
-			case "electron-renderer":
-				if p := n.propString("path"); match(p) || match(pathBase(p)) {
-					set[n.NodeID] = true
-				}
-			}
-		case "api":
-			if n.Kind == "context-bridge-api" {
-				key := n.propString("world_key")
-				if match(key) {
-					set[n.NodeID] = true
-				}
-				if ms, ok := n.prop("members").([]any); ok {
-					for _, m := range ms {
-						if s, _ := m.(string); match(key+"."+s) || match(s) {
-							set[n.NodeID] = true
-						}
-					}
-				}
-			}
-		case "ipc-channel":
-			if n.Kind == "ipc-channel" && match(n.propString("channel")) {
+		seedTexts(n, kind, func(s string) {
+			if match(s) {
 				set[n.NodeID] = true
 			}
-		case "native-export":
-			if (n.Kind == "native-export" && match(n.propString("export"))) || (n.Kind == "native-addon" && (match(n.propString("path")) || match(pathBase(n.propString("path"))))) {
-				set[n.NodeID] = true
-			}
-		case "string":
-			for _, k := range []string{"url", "channel", "key", "world_key", "expression"} {
-				if s := n.propString(k); s != "" && match(s) {
-					set[n.NodeID] = true
-				}
-			}
-			// A system API by its name or its call as written
-			// (shell.openExternal, shell.openExternal(url)).
-			if n.Kind == "system-api" && (match(n.propString("api")) || match(n.label())) {
-				set[n.NodeID] = true
-			}
-		}
+		})
 	}
 	if kind == "string" {
 		for _, s := range ix.res.StringIndex {
@@ -162,6 +104,73 @@ func seedNodes(ix *appIndex, kind string, match func(string) bool) []string {
 	return out
 }
 
+// seedTexts calls f with each text by which a seed of kind names node n
+// (none empty); the application's string index names more nodes to a
+// string seed.
+func seedTexts(n *Node, kind string, f func(string)) {
+	g := func(ss ...string) {
+		for _, s := range ss {
+			if s != "" {
+				f(s)
+			}
+		}
+	}
+	// A file by its path or its name.
+	file := func(prop string) {
+		p := n.propString(prop)
+		g(p, pathBase(p))
+	}
+	switch kind {
+	case "module":
+		switch n.Kind {
+		case "javascript-asset":
+			file("path")
+		case "javascript-module":
+			g(n.propString("module_id"))
+		case "source-module":
+			file("original_source")
+		}
+	case "route":
+		switch n.Kind {
+		case "endpoint", "target":
+			g(n.propString("url"))
+		case "electron-renderer":
+			file("path")
+		}
+	case "api":
+		if n.Kind == "context-bridge-api" {
+			key := n.propString("world_key")
+			g(key)
+			if ms, ok := n.prop("members").([]any); ok {
+				for _, m := range ms {
+					s, _ := m.(string)
+					g(key+"."+s, s)
+				}
+			}
+		}
+	case "ipc-channel":
+		if n.Kind == "ipc-channel" {
+			g(n.propString("channel"))
+		}
+	case "native-export":
+		switch n.Kind {
+		case "native-export":
+			g(n.propString("export"))
+		case "native-addon":
+			file("path")
+		}
+	case "string":
+		for _, k := range []string{"url", "channel", "key", "world_key", "expression"} {
+			g(n.propString(k))
+		}
+		// A system API by its name or its call as written
+		// (shell.openExternal, shell.openExternal(url)).
+		if n.Kind == "system-api" {
+			g(n.propString("api"), n.label())
+		}
+	}
+}
+
 func pathBase(p string) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		return p[i+1:]
@@ -172,6 +181,7 @@ func pathBase(p string) string {
 type step struct {
 	node string
 	edge string
+	way  way // the way the step took edge
 	prev int
 	dep  int
 	// again: the step reaches a node an earlier step reached from the
@@ -209,113 +219,16 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		cs = *in.Seed.CaseSensitive
 	}
 	dir := cmp.Or(in.Direction, "both")
+	d := dirOf(dir)
 	lim := limitsArg(in.Limits)
 	seeds := seedNodes(ix, kind, textMatcher(value, match, cs))
-	// Every seed is a node of the trace: a broad seed (a substring every
-	// path holds) is cut at max_nodes like the walk, and summary still
-	// counts every match.
-	matched, truncated := len(seeds), false
-	if len(seeds) > lim.nodes {
-		seeds, truncated = seeds[:lim.nodes], true
+	matched := len(seeds)
+	walk := newTraceWalk(ix, d, lim, seeds)
+	if err := walk.run(ctx); err != nil {
+		return nil, err
 	}
-
-	// Breadth-first from every seed; each node is reached once (shortest
-	// path), so cycles end.
-	var steps []step
-	seen := map[string]bool{}
-	edgesSeen := map[string]bool{}
-	from := map[string]int{} // the step each node was first reached from
-	for _, s := range seeds {
-		seen[s] = true
-		from[s] = -1
-		steps = append(steps, step{node: s, prev: -1})
-	}
-	edgeByID := map[string]*Edge{}
-	for _, e := range ix.res.Graph.Edges {
-		edgeByID[e.EdgeID] = e
-	}
-	for i := 0; i < len(steps); i++ {
-		if i%4096 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		st := steps[i]
-		if st.dep >= lim.depth || st.again {
-			continue
-		}
-		// A source map contains every source of its bundle: reached from
-		// one of them, it is no way to the others, whose calls and
-		// modules are theirs.
-		in := edgeByID[st.edge]
-		upFromSource := in != nil && in.Relation == "contains" && in.SourceNodeID == st.node && ix.nodes[st.node].Kind == "source-map"
-		// A function and the file that defines it (defined_in) are one
-		// body of code. The edge is followed down, file to function, by
-		// a trace outward (outgoing or both): a file's trace goes on into
-		// its handlers, whose calls go from them. It is followed up,
-		// function to file, in every direction: an incoming trace from a
-		// handler goes on to its file and what loads that, never down
-		// into the file's other functions; an outward one ends at the
-		// file, whose other code (its other handlers, its imports) is not
-		// the function's: a channel's trace is its handler's calls and
-		// the file they are in.
-		if in != nil && in.Relation == "defined_in" && in.TargetNodeID == st.node && dir != "incoming" {
-			continue
-		}
-		var next []*Edge
-		if dir != "incoming" {
-			next = append(next, ix.out[st.node]...)
-		}
-		for _, e := range ix.in[st.node] {
-			if down := e.Relation == "defined_in"; down && dir != "incoming" || !down && dir != "outgoing" {
-				next = append(next, e)
-			}
-		}
-		if dir == "incoming" {
-			// A preload's exposes edge points to the API it exposes, but
-			// what calls the API calls into the preload: an incoming trace
-			// goes on from the preload to its APIs and so to the renderers
-			// that call them (window.notes.open). Not when it came from one
-			// of them: an API whose member invokes the channel is the way
-			// to its renderers (ipc < window.notes < renderer.js), and the
-			// preload's other APIs are not on it.
-			fromAPI := in != nil && in.Relation == "exposes" && in.TargetNodeID != st.node
-			for _, e := range ix.out[st.node] {
-				if e.Relation == "defined_in" || e.Relation == "exposes" && !fromAPI {
-					next = append(next, e)
-				}
-			}
-		}
-		for _, e := range next {
-			other := e.TargetNodeID
-			if other == st.node {
-				other = e.SourceNodeID
-			}
-			// Never step onto a package or the artifact root: from there
-			// everything is reachable and the trace would be the whole app.
-			if k := ix.nodes[other]; k == nil || k.Kind == "package" || k.Kind == "artifact" {
-				continue
-			}
-			if upFromSource && e.Relation == "contains" && e.SourceNodeID == st.node {
-				continue
-			}
-			edgesSeen[e.EdgeID] = true
-			if seen[other] {
-				// Each call on a storage key is a path of its own: a
-				// handler's unlinkSync(p) beside another's writeFileSync(p),
-				// whichever step reached the key first.
-				if e.Relation == "persists_to" && (from[other] == i || e.TargetNodeID == other) {
-					steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1, again: true})
-				}
-				continue
-			}
-			if len(seen) >= lim.nodes {
-				truncated = true
-				continue
-			}
-			seen[other] = true
-			from[other] = i
-			steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1})
-		}
-	}
+	steps, seen, edgesSeen, edgeByID := walk.steps, walk.seen, walk.edgesSeen, walk.edgeByID
+	seeds = seeds[:min(len(seeds), lim.nodes)]
 	// Paths end at leaves of the traversal tree.
 	hasChild := make([]bool, len(steps))
 	for _, s := range steps {
@@ -325,13 +238,14 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	}
 	var paths []map[string]any
 	endKinds := map[string]int{}
+	pathsLeft := 0
 	for i := range steps {
 		if hasChild[i] || steps[i].prev < 0 {
 			continue
 		}
 		if len(paths) >= lim.paths {
-			truncated = true
-			break
+			pathsLeft++
+			continue
 		}
 		var nodes, edges, labels, relations []string
 		var locations []map[string]any
@@ -390,8 +304,9 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	if len(gnodes) > 0 {
 		graph = &TraceGraph{Nodes: gnodes, Edges: jaMaps(gedges)}
 	}
-	cov := TraceCoverage{Status: "complete", Limits: TraceLimits{MaxDepth: lim.depth, MaxPaths: lim.paths, MaxNodes: lim.nodes}}
-	if truncated {
+	cuts := walk.cuts(pathsLeft)
+	cov := TraceCoverage{Status: "complete", Limits: TraceLimits{MaxDepth: lim.depth, MaxPaths: lim.paths, MaxNodes: lim.nodes}, CutBy: cuts}
+	if len(cuts) > 0 {
 		cov.Status, cov.Truncated = "partial", true
 	}
 	if len(seeds) == 0 {
@@ -401,13 +316,19 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		Direction: dir, SeedMatches: matches, Paths: jaMaps(paths), Graph: graph, NativeHandoffs: handoffs,
 		Summary:  TraceSummary{SeedMatches: matched, Paths: len(paths), NodesVisited: len(gnodes), EdgesVisited: len(gedges), EndKinds: endKinds},
 		Coverage: cov}
+	if len(seeds) == 0 {
+		res.Suggestions = suggestSeeds(ix, res.Seed)
+	}
 	res.TraceID = "jatr_" + digestWithout(res, "trace_id")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var lims []string
 	if len(seeds) == 0 {
-		lims = append(lims, "No node matches the seed; the trace is empty.")
+		lims = append(lims, suggestionNote(res.Suggestions))
+	}
+	if l := stoppedBy(cuts); l != "" {
+		lims = append(lims, l)
 	}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lims}, nil
 }

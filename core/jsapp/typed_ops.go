@@ -64,6 +64,17 @@ type TraceCoverage struct {
 	Status    string      `json:"status"` // complete, partial, empty
 	Truncated bool        `json:"truncated"`
 	Limits    TraceLimits `json:"limits"`
+	CutBy     []TraceCut  `json:"cut_by,omitempty"` // the limits that left something out; none when the trace ran out of edges
+}
+
+// TraceCut is a limit that cut a trace and what it left out: max_depth
+// edges unfollowed to nodes the trace never reached, max_nodes nodes,
+// max_paths paths.
+type TraceCut struct {
+	Limit string `json:"limit"`
+	Value int    `json:"value"`
+	Left  int    `json:"left"`
+	Unit  string `json:"unit"` // edges, nodes or paths
 }
 
 // TraceNode is a node a trace names: its ID, kind and human label.
@@ -94,6 +105,17 @@ type TraceApplicationFeatureResult struct {
 	NativeHandoffs []map[string]any `json:"native_handoffs"`
 	Summary        TraceSummary     `json:"summary"`
 	Coverage       TraceCoverage    `json:"coverage"`
+	// Suggestions: for a seed that matched nothing, the closest seeds that
+	// match, to pass instead.
+	Suggestions []TraceSuggestion `json:"suggestions,omitempty"`
+}
+
+// TraceSuggestion is a seed to pass instead of one that matched nothing:
+// how many nodes it matches, and one of them.
+type TraceSuggestion struct {
+	Seed    TraceSeed `json:"seed"`
+	Matches int       `json:"matches"`
+	Example TraceNode `json:"example"`
 }
 
 // TraceJavascriptSemanticsInputQuery is part of the input of trace_javascript_semantics.
