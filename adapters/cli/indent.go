@@ -106,32 +106,32 @@ func (in *indenter) end() error {
 	return in.flush(true)
 }
 
-// write indents p. The buffer, depth and open bracket are kept in local
-// variables while it runs, and a short string is copied as soon as its
-// opening quote is read: written through the indenter's fields, byte by
-// byte, a JavaScript application's 4.5 MB result (1.2 million tokens) took
-// about 20 ms to indent.
+// write indents p. The indenter's state is kept in local variables while
+// it runs, and a short string is copied as soon as its opening quote is
+// read: written through the indenter's fields, byte by byte, a JavaScript
+// application's 4.5 MB result (1.2 million tokens) took about 9 ms of CPU
+// time to indent, on the thread that ends a run.
 func (in *indenter) write(p []byte) {
 	if in.buf == nil {
 		in.buf = make([]byte, 0, indentFlush+4096)
 	}
-	buf, depth, open := in.buf, in.depth, in.open
+	buf, depth, open, inString, escaped := in.buf, in.depth, in.open, in.inString, in.escaped
 	for i := 0; i < len(p); i++ {
 		if len(buf) >= indentFlush {
 			in.buf = buf
 			in.flush(false)
 			buf = in.buf
 		}
-		if in.inString {
+		if inString {
 			// Copy the string's bytes through its closing quote at once,
 			// a buffer's worth at a time (a string may be megabytes).
 			end := min(len(p), i+indentFlush)
 			j := i
 			for ; j < end; j++ {
-				if in.escaped {
-					in.escaped = false
+				if escaped {
+					escaped = false
 				} else if p[j] == '\\' {
-					in.escaped = true
+					escaped = true
 				} else if p[j] == '"' {
 					break
 				}
@@ -142,7 +142,7 @@ func (in *indenter) write(p []byte) {
 				continue
 			}
 			buf = append(buf, p[i:j+1]...)
-			in.inString = false
+			inString = false
 			i = j
 			continue
 		}
@@ -175,7 +175,7 @@ func (in *indenter) write(p []byte) {
 				continue
 			}
 			buf = append(buf, c)
-			in.inString = true
+			inString = true
 		case '{', '[':
 			buf = append(buf, c)
 			open = c
@@ -196,7 +196,7 @@ func (in *indenter) write(p []byte) {
 			i = j - 1
 		}
 	}
-	in.buf, in.depth, in.open = buf, depth, open
+	in.buf, in.depth, in.open, in.inString, in.escaped = buf, depth, open, inString, escaped
 }
 
 // shortString bounds the strings write copies as it meets them.
