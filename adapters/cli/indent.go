@@ -67,14 +67,19 @@ var indentSpaces = "\n" + strings.Repeat("  ", 64)
 
 func (in *indenter) newline() {
 	in.depth = max(in.depth, 0) // text that closes more than it opened is not JSON, and is not refused either
-	if n := 1 + 2*in.depth; n <= len(indentSpaces) {
-		in.buf = append(in.buf, indentSpaces[:n]...)
-		return
+	in.buf = appendNewline(in.buf, in.depth)
+}
+
+// appendNewline appends a line break and the indentation of depth.
+func appendNewline(buf []byte, depth int) []byte {
+	if n := 1 + 2*depth; n <= len(indentSpaces) {
+		return append(buf, indentSpaces[:n]...)
 	}
-	in.buf = append(in.buf, '\n')
-	for range in.depth {
-		in.buf = append(in.buf, "  "...)
+	buf = append(buf, '\n')
+	for range depth {
+		buf = append(buf, "  "...)
 	}
+	return buf
 }
 
 // flush hands the buffer to the writer once it holds enough (or always).
@@ -101,35 +106,43 @@ func (in *indenter) end() error {
 	return in.flush(true)
 }
 
+// write indents p. The indenter's state is kept in local variables while
+// it runs, and a short string is copied as soon as its opening quote is
+// read: written through the indenter's fields, byte by byte, a JavaScript
+// application's 4.5 MB result (1.2 million tokens) took about 9 ms of CPU
+// time to indent, on the thread that ends a run.
 func (in *indenter) write(p []byte) {
 	if in.buf == nil {
 		in.buf = make([]byte, 0, indentFlush+4096)
 	}
+	buf, depth, open, inString, escaped := in.buf, in.depth, in.open, in.inString, in.escaped
 	for i := 0; i < len(p); i++ {
-		if len(in.buf) >= indentFlush {
+		if len(buf) >= indentFlush {
+			in.buf = buf
 			in.flush(false)
+			buf = in.buf
 		}
-		if in.inString {
+		if inString {
 			// Copy the string's bytes through its closing quote at once,
 			// a buffer's worth at a time (a string may be megabytes).
 			end := min(len(p), i+indentFlush)
 			j := i
 			for ; j < end; j++ {
-				if in.escaped {
-					in.escaped = false
+				if escaped {
+					escaped = false
 				} else if p[j] == '\\' {
-					in.escaped = true
+					escaped = true
 				} else if p[j] == '"' {
 					break
 				}
 			}
 			if j == end {
-				in.buf = append(in.buf, p[i:end]...)
+				buf = append(buf, p[i:end]...)
 				i = end - 1
 				continue
 			}
-			in.buf = append(in.buf, p[i:j+1]...)
-			in.inString = false
+			buf = append(buf, p[i:j+1]...)
+			inString = false
 			i = j
 			continue
 		}
@@ -138,48 +151,63 @@ func (in *indenter) write(p []byte) {
 		case ' ', '\t', '\n', '\r':
 			continue
 		}
-		if in.open != 0 {
-			o := in.open
-			in.open = 0
+		if open != 0 {
+			o := open
+			open = 0
 			if (o == '{' && c == '}') || (o == '[' && c == ']') {
-				in.buf = append(in.buf, c) // an empty object or array stays on its line
+				buf = append(buf, c) // an empty object or array stays on its line
 				continue
 			}
-			in.depth++
-			in.newline()
+			depth++
+			buf = appendNewline(buf, depth)
 		}
 		switch c {
 		case '"':
-			in.buf = append(in.buf, c)
-			in.inString = true
+			// A string without escapes that ends within shortString
+			// bytes is copied here; any other goes through inString.
+			j, end := i+1, min(len(p), i+1+shortString)
+			for j < end && p[j] != '"' && p[j] != '\\' {
+				j++
+			}
+			if j < end && p[j] == '"' {
+				buf = append(buf, p[i:j+1]...)
+				i = j
+				continue
+			}
+			buf = append(buf, c)
+			inString = true
 		case '{', '[':
-			in.buf = append(in.buf, c)
-			in.open = c
+			buf = append(buf, c)
+			open = c
 		case '}', ']':
-			in.depth--
-			in.newline()
-			in.buf = append(in.buf, c)
+			depth = max(depth-1, 0) // text that closes more than it opened is not JSON, and is not refused either
+			buf = append(appendNewline(buf, depth), c)
 		case ',':
-			in.buf = append(in.buf, c)
-			in.newline()
+			buf = appendNewline(append(buf, c), max(depth, 0))
 		case ':':
-			in.buf = append(in.buf, ": "...)
+			buf = append(buf, ": "...)
 		default:
 			// A number or literal: copy its run at once.
 			j := i + 1
 			for j < len(p) && !isJSONDelim(p[j]) {
 				j++
 			}
-			in.buf = append(in.buf, p[i:j]...)
+			buf = append(buf, p[i:j]...)
 			i = j - 1
 		}
 	}
+	in.buf, in.depth, in.open, in.inString, in.escaped = buf, depth, open, inString, escaped
 }
 
-func isJSONDelim(c byte) bool {
-	switch c {
-	case '"', '{', '}', '[', ']', ',', ':', ' ', '\t', '\n', '\r':
-		return true
+// shortString bounds the strings write copies as it meets them.
+const shortString = 256
+
+func isJSONDelim(c byte) bool { return jsonDelims[c] }
+
+// jsonDelims holds the bytes that end a number or a literal.
+var jsonDelims = func() (t [256]bool) {
+	for _, c := range []byte("\"{}[],: \t\n\r") {
+		t[c] = true
 	}
-	return false
-}
+	return t
+}()

@@ -56,6 +56,10 @@ var indentSamples = []string{
 	`["\\","\\\\","\"","\\\"","]","}",",",":","\u0022"]`,
 	strings.Repeat(`[{"d":`, 40) + `[]` + strings.Repeat(`}]`, 40),
 	`{"graph":[` + strings.Repeat(`{"k\"{":["a\\","b]"],"n":-1.5e3,"t":true,"e":{},"z":[]},`, 2000) + `{}]}`,
+	// strings about as long as the ones write copies when it meets them
+	// (shortString), with an escape or a bracket near the end
+	`["` + strings.Repeat("s", shortString-1) + `","` + strings.Repeat("s", shortString) + `","` + strings.Repeat("s", shortString+1) + `"]`,
+	`{"` + strings.Repeat("k", shortString-2) + `\"":"` + strings.Repeat("v", shortString-1) + `\\","` + strings.Repeat("w", shortString) + `\"]}{":[]}`,
 }
 
 // wantIndented is encoding/json's indentation of src: compacted, then
