@@ -23,6 +23,10 @@
 // build (an older one) in the same interleaved runs, with its ratio to
 // this one; the two take turns to run first after the baseline.
 //
+// A first case, floor, is an app of one small file: each program's fixed
+// cost (start-up, exit, the pages of its executable), which every other
+// case's figures include.
+//
 // Units: MB is 10^6 bytes of JavaScript; wall and CPU (user+system) are
 // seconds of the whole process, RSS is the peak resident set of the
 // process; each figure is the median of -runs.
@@ -116,7 +120,20 @@ func run(root, global, keep, corpora, against, sizeList string, runs int) error 
 		files, copies int
 		jsBytes       int64
 	}
-	var cases []corpus
+	// floor is an app of one small file: what each program costs to start,
+	// answer and exit, the fixed part of every other case's figures.
+	floor := corpus{name: "floor", dir: filepath.Join(work, "floor"), copies: 1}
+	if err := os.MkdirAll(floor.dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(floor.dir, "package.json"), []byte(`{"name":"floor","main":"index.js"}`+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(floor.dir, "index.js"), []byte("module.exports = function floor() { return 1; };\n"), 0o644); err != nil {
+		return err
+	}
+	floor.files, floor.jsBytes, _, _ = count(floor.dir)
+	cases := []corpus{floor}
 	for _, s := range strings.Split(sizeList, ",") {
 		mb, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || mb <= 0 {
@@ -194,6 +211,7 @@ func run(root, global, keep, corpora, against, sizeList string, runs int) error 
 	for i, c := range cases {
 		fmt.Printf("# %s: %s\n", c.name, outcome[i])
 	}
+	fmt.Println("# floor: an app of one 50-byte file; its figures are each program's fixed cost (start-up, exit, the executable's pages), included in every other row")
 	return nil
 }
 
