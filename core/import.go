@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 )
@@ -14,23 +15,16 @@ type ImportResult struct {
 	UnknownsAdded int `json:"unknowns_added"`
 }
 
-// preparedRecord carries what the ledger needs, computed before any lock.
-type preparedRecord struct {
-	ev     *Evidence
-	masked string // digest of the masked canonical form (see Ledger.Record)
-	size   int64
-}
-
-func prepareRecords(recs []*Evidence) ([]preparedRecord, error) {
-	out := make([]preparedRecord, 0, len(recs))
+// prepareRecords sizes each record's masked form (see Ledger.Record)
+// before any lock; its digest is taken only where an ID is retained.
+func prepareRecords(recs []*Evidence) ([]*ledgerEntry, error) {
+	out := make([]*ledgerEntry, 0, len(recs))
 	for _, e := range recs {
-		// The ledger's masked form: the digest of the JCS with subject name
-		// and local_path blanked, streamed from the canonical payloads.
-		m, size, err := e.digestForm(formMasked)
-		if err != nil {
+		p := &ledgerEntry{ev: e}
+		if err := e.writeCanonical(&countWriter{w: io.Discard, n: &p.size}, formMasked); err != nil {
 			return nil, err
 		}
-		out = append(out, preparedRecord{ev: e, masked: m, size: size})
+		out = append(out, p)
 	}
 	return out, nil
 }
@@ -51,12 +45,12 @@ func (l *Ledger) Merge(recs []*Evidence) (added int, err error) {
 
 // mergeLocked checks every record first and inserts only when all pass and
 // commit is set.
-func (l *Ledger) mergeLocked(prep []preparedRecord, commit bool) (int, error) {
+func (l *Ledger) mergeLocked(prep []*ledgerEntry, commit bool) (int, error) {
 	newIDs := map[EvidenceID]bool{}
 	var newBytes int64
 	for _, p := range prep {
 		if old, ok := l.records[p.ev.EvidenceID]; ok {
-			if old.masked != p.masked {
+			if old.digest() != p.digest() {
 				return 0, &Error{Code: CodeEvidenceIntegrityMismatch,
 					Message: "import evidence bundle: conflicting evidence record " + string(p.ev.EvidenceID) + ": the session retains different content under this id",
 					Details: map[string]any{"evidence_id": string(p.ev.EvidenceID), "reason": "conflicting_record", "operation": "import_evidence_bundle"}}
@@ -83,7 +77,7 @@ func (l *Ledger) mergeLocked(prep []preparedRecord, commit bool) (int, error) {
 		if _, ok := l.records[p.ev.EvidenceID]; ok {
 			continue
 		}
-		l.records[p.ev.EvidenceID] = &ledgerEntry{ev: p.ev, masked: p.masked, size: p.size}
+		l.records[p.ev.EvidenceID] = p
 		l.bytes += p.size
 		l.gen++
 	}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sort"
@@ -28,8 +29,15 @@ type Ledger struct {
 
 type ledgerEntry struct {
 	ev     *Evidence
-	masked string // digest of the record's JCS with subject name and local_path masked
+	masked string // digest of the record's JCS with subject name and local_path masked, once needed
 	size   int64
+}
+
+func (r *ledgerEntry) digest() string {
+	if r.masked == "" {
+		r.masked, _, _ = r.ev.digestForm(formMasked)
+	}
+	return r.masked
 }
 
 // RecordResult says whether Record stored a new record.
@@ -132,14 +140,14 @@ func NewLedgerLimits(maxRecords int, maxBytes int64) *Ledger {
 // Duplicate; different content under one ID is evidence_integrity_mismatch;
 // a full ledger is truncated with details {limit, maximum, truncated}.
 func (l *Ledger) Record(e *Evidence) (RecordResult, error) {
-	m, size, err := e.digestForm(formMasked)
-	if err != nil {
+	var size int64 // its size; its masked digest only when the ID is retained already
+	if err := e.writeCanonical(&countWriter{w: io.Discard, n: &size}, formMasked); err != nil {
 		return "", AsError("record evidence", err)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if old, ok := l.records[e.EvidenceID]; ok {
-		if old.masked == m {
+		if m, _, _ := e.digestForm(formMasked); old.digest() == m {
 			return Duplicate, nil
 		}
 		return "", &Error{Code: CodeEvidenceIntegrityMismatch,
@@ -156,7 +164,7 @@ func (l *Ledger) Record(e *Evidence) (RecordResult, error) {
 			Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger; or start rea with " + LedgerBytesEnv + " set to more bytes.",
 			Details:     map[string]any{"limit": "bytes", "maximum": l.maxB, "truncated": true}}
 	}
-	l.records[e.EvidenceID] = &ledgerEntry{ev: e, masked: m, size: size}
+	l.records[e.EvidenceID] = &ledgerEntry{ev: e, size: size}
 	l.bytes += size
 	l.gen++
 	return Added, nil
