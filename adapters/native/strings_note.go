@@ -35,6 +35,9 @@ func loadRegions(src source, bo binary.ByteOrder, r region, progs []*elf.Prog) [
 			notes = append(notes, p)
 		}
 	}
+	if r.size == 0 {
+		return nil
+	}
 	if len(notes) == 0 {
 		return []region{r}
 	}
