@@ -262,15 +262,7 @@ const maxStubs = 1 << 16
 // none or they cannot be read; it fails only when ctx does.
 func (e *elfImage) irelativeStubs(ctx context.Context, mm *memMap) (map[uint64]uint64, error) {
 	out := map[uint64]uint64{}
-	var irel uint32
-	switch e.f.Machine {
-	case elf.EM_X86_64:
-		irel = uint32(elf.R_X86_64_IRELATIVE)
-	case elf.EM_386:
-		irel = uint32(elf.R_386_IRELATIVE)
-	case elf.EM_AARCH64:
-		irel = uint32(elf.R_AARCH64_IRELATIVE)
-	default:
+	if e.irelativeType() == 0 {
 		return out, nil
 	}
 	entries, err := e.pltEntries(ctx)
@@ -280,6 +272,53 @@ func (e *elfImage) irelativeStubs(ctx context.Context, mm *memMap) (map[uint64]u
 	stubOf := make(map[uint64]uint64, len(entries)) // slot -> stub
 	for _, en := range entries[:min(len(entries), maxStubs)] {
 		stubOf[en.slot] = en.addr
+	}
+	err = e.eachIRelative(ctx, mm, func(slot, to uint64) {
+		if stub, ok := stubOf[slot]; ok {
+			if _, dup := out[stub]; !dup {
+				out[stub] = to
+			}
+		}
+	})
+	return out, err
+}
+
+// irelativeResolvers are the procedures e's IRELATIVE relocations name:
+// GNU IFUNC resolvers (source "irelative"), which the relocations mark as
+// such where no symbol does (a stripped program, a static one's C
+// library's memcpy and strlen).
+func (e *elfImage) irelativeResolvers(ctx context.Context, mm *memMap) ([]candidate, error) {
+	var out []candidate
+	seen := map[uint64]bool{}
+	err := e.eachIRelative(ctx, mm, func(_, to uint64) {
+		if !seen[to] && len(out) < maxStubs {
+			seen[to] = true
+			out = append(out, candidate{addr: to, source: "irelative", rank: rankUnnamed, ifunc: true})
+		}
+	})
+	return out, err
+}
+
+// irelativeType is e's machine's IRELATIVE relocation type, 0 for none.
+func (e *elfImage) irelativeType() uint32 {
+	switch e.f.Machine {
+	case elf.EM_X86_64:
+		return uint32(elf.R_X86_64_IRELATIVE)
+	case elf.EM_386:
+		return uint32(elf.R_386_IRELATIVE)
+	case elf.EM_AARCH64:
+		return uint32(elf.R_AARCH64_IRELATIVE)
+	}
+	return 0
+}
+
+// eachIRelative calls fn with the GOT slot and the resolver (in code) of
+// each IRELATIVE relocation of e. Relocation sections that cannot be read
+// are skipped; it fails only when ctx does.
+func (e *elfImage) eachIRelative(ctx context.Context, mm *memMap, fn func(slot, to uint64)) error {
+	irel := e.irelativeType()
+	if irel == 0 {
+		return nil
 	}
 	is64 := e.f.Class == elf.ELFCLASS64
 	bo := e.f.ByteOrder
@@ -307,8 +346,7 @@ func (e *elfImage) irelativeStubs(ctx context.Context, mm *memMap) (map[uint64]u
 					to = uint64(bo.Uint32(b[8:]))
 				}
 			}
-			stub, ok := stubOf[slot]
-			if typ != irel || !ok {
+			if typ != irel {
 				return nil
 			}
 			if !rela {
@@ -318,14 +356,14 @@ func (e *elfImage) irelativeStubs(ctx context.Context, mm *memMap) (map[uint64]u
 				}
 				to = uint64(bo.Uint32(w))
 			}
-			if _, dup := out[stub]; !dup && mm.isCode(to) {
-				out[stub] = to
+			if mm.isCode(to) {
+				fn(slot, to)
 			}
 			return nil
 		})
 		if err != nil {
-			return out, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	return out, nil
+	return nil
 }
