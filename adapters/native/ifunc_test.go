@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -67,8 +68,15 @@ func TestIFuncResolverIsMarkedStripped(t *testing.T) {
 		t.Skip("gcc is not installed")
 	}
 	dir := t.TempDir()
-	src := filepath.Join(dir, "ifunc.c")
+	src, ptr := filepath.Join(dir, "ifunc.c"), filepath.Join(dir, "ifunc-pointer.c")
 	if err := os.WriteFile(src, []byte(ifuncSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// pick only taken as a pointer: its IRELATIVE relocation is the last
+	// of .rela.dyn, none in .rela.plt
+	pointer := strings.Replace(ifuncSource, "int main(int argc, char **argv) { return pick(argc); }",
+		"int (*fp)(int) = pick;\nint main(int argc, char **argv) { return fp(argc); }", 1)
+	if err := os.WriteFile(ptr, []byte(pointer), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ifuncs := func(t *testing.T, exe string) []uint64 {
@@ -84,14 +92,15 @@ func TestIFuncResolverIsMarkedStripped(t *testing.T) {
 		}
 		return out
 	}
-	for _, link := range []string{"-pie", "-static"} {
-		t.Run(link, func(t *testing.T) {
-			full, stripped := filepath.Join(dir, "full"+link), filepath.Join(dir, "stripped"+link)
+	for _, tc := range []struct{ name, link, src string }{{"pie", "-pie", src}, {"pie-pointer", "-pie", ptr}, {"static", "-static", src}} {
+		t.Run(tc.name, func(t *testing.T) {
+			link := tc.link
+			full, stripped := filepath.Join(dir, "full-"+tc.name), filepath.Join(dir, "stripped-"+tc.name)
 			for _, b := range []struct {
 				exe   string
 				flags []string
 			}{{full, nil}, {stripped, []string{"-s"}}} {
-				args := append([]string{"-O2", "-fno-inline", link, "-o", b.exe, src}, b.flags...)
+				args := append([]string{"-O2", "-fno-inline", link, "-o", b.exe, tc.src}, b.flags...)
 				if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
 					t.Skipf("gcc %s: %v\n%s", link, err, out) // no static C library
 				}

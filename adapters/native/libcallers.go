@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Naming a procedure by where the named functions call it. A function the
@@ -313,8 +314,11 @@ func (e *elfImage) irelativeType() uint32 {
 }
 
 // eachIRelative calls fn with the GOT slot and the resolver (in code) of
-// each IRELATIVE relocation of e. Relocation sections that cannot be read
-// are skipped; it fails only when ctx does.
+// each IRELATIVE relocation of e: every one in the PLT's relocation
+// sections (.rela.plt, small), and the run that ends any other (.rela.dyn,
+// where the linkers put them last, after a PIE's many relative ones,
+// which are not read). Relocation sections that cannot be read are
+// skipped; it fails only when ctx does.
 func (e *elfImage) eachIRelative(ctx context.Context, mm *memMap, fn func(slot, to uint64)) error {
 	irel := e.irelativeType()
 	if irel == 0 {
@@ -322,6 +326,36 @@ func (e *elfImage) eachIRelative(ctx context.Context, mm *memMap, fn func(slot, 
 	}
 	is64 := e.f.Class == elf.ELFCLASS64
 	bo := e.f.ByteOrder
+	// visit reports whether the entry b is an IRELATIVE relocation.
+	visit := func(b []byte, rela bool) bool {
+		var slot, to uint64
+		var typ uint32
+		if is64 {
+			slot, typ = bo.Uint64(b), uint32(bo.Uint64(b[8:]))
+			if rela {
+				to = bo.Uint64(b[16:])
+			}
+		} else {
+			slot, typ = uint64(bo.Uint32(b)), bo.Uint32(b[4:])&0xff
+			if rela {
+				to = uint64(bo.Uint32(b[8:]))
+			}
+		}
+		if typ != irel {
+			return false
+		}
+		if !rela {
+			w, err := mm.view(e.src, slot, 4)
+			if err != nil || len(w) < 4 {
+				return true
+			}
+			to = uint64(bo.Uint32(w))
+		}
+		if mm.isCode(to) {
+			fn(slot, to)
+		}
+		return true
+	}
 	for _, s := range e.f.Sections {
 		if s.Type != elf.SHT_RELA && s.Type != elf.SHT_REL {
 			continue
@@ -332,33 +366,20 @@ func (e *elfImage) eachIRelative(ctx context.Context, mm *memMap, fn func(slot, 
 			continue
 		}
 		n := min(s.FileSize/size, maxSymbolEntries)
+		if !strings.HasSuffix(s.Name, "plt") && s.Flags&elf.SHF_INFO_LINK == 0 {
+			for k := n; k > 0 && n-k < maxStubs; k-- {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				b, err := e.src.read(s.Offset+(k-1)*size, size)
+				if err != nil || !visit(b, rela) {
+					break
+				}
+			}
+			continue
+		}
 		err := eachEntry(ctx, e.src, s.Offset, n, size, func(_ uint64, b []byte) error {
-			var slot, to uint64
-			var typ uint32
-			if is64 {
-				slot, typ = bo.Uint64(b), uint32(bo.Uint64(b[8:]))
-				if rela {
-					to = bo.Uint64(b[16:])
-				}
-			} else {
-				slot, typ = uint64(bo.Uint32(b)), bo.Uint32(b[4:])&0xff
-				if rela {
-					to = uint64(bo.Uint32(b[8:]))
-				}
-			}
-			if typ != irel {
-				return nil
-			}
-			if !rela {
-				w, err := mm.view(e.src, slot, 4)
-				if err != nil || len(w) < 4 {
-					return nil
-				}
-				to = uint64(bo.Uint32(w))
-			}
-			if mm.isCode(to) {
-				fn(slot, to)
-			}
+			visit(b, rela)
 			return nil
 		})
 		if err != nil {
