@@ -517,7 +517,9 @@ func noReturnStarts(cands candList) map[uint64]bool {
 }
 
 // uniqueExtra keeps one table candidate per address, preferring the
-// pclntab (named, exact), then an FDE (exact), then an init entry.
+// pclntab (named, exact), then an FDE (exact), then an init entry, then an
+// IRELATIVE relocation's resolver; the one kept is an IFUNC resolver when
+// any of them says so.
 func uniqueExtra(extra []candidate) []candidate {
 	prio := func(source string) int {
 		switch source {
@@ -525,6 +527,8 @@ func uniqueExtra(extra []candidate) []candidate {
 			return 1
 		case "init":
 			return 2
+		case "irelative":
+			return 3
 		}
 		return 0 // gopclntab, and any other
 	}
@@ -534,7 +538,15 @@ func uniqueExtra(extra []candidate) []candidate {
 		}
 		return cmp.Compare(prio(a.source), prio(b.source))
 	})
-	return slices.CompactFunc(extra, func(a, b candidate) bool { return a.addr == b.addr })
+	out := extra[:0]
+	for _, c := range extra {
+		if n := len(out); n > 0 && out[n-1].addr == c.addr {
+			out[n-1].ifunc = out[n-1].ifunc || c.ifunc
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // endSources rank the sources of a size when several candidates know one.

@@ -24,7 +24,8 @@ func tableStarts(ctx context.Context, src source, img image, mm *memMap, labels 
 	if e, ok := img.(*elfImage); ok {
 		readers = append(readers,
 			func() ([]candidate, error) { return e.ehFrame(ctx, mm) },
-			func() ([]candidate, error) { return e.initFunctions(ctx, mm) })
+			func() ([]candidate, error) { return e.initFunctions(ctx, mm) },
+			func() ([]candidate, error) { return e.irelativeResolvers(ctx, mm) })
 	}
 	if p, ok := img.(*peImage); ok {
 		readers = append(readers, func() ([]candidate, error) { return p.ehFrame(ctx, mm) })

@@ -57,7 +57,10 @@
 //     export trie gives it, else "_main", and a _main the trie exports
 //     elsewhere is named there (entry_macho.go; not a Go program's, which
 //     its pclntab names). A stripped Go PE program's pclntab is found in
-//     .rdata (entry_gope.go).
+//     .rdata (entry_gope.go). An ELF IRELATIVE relocation's resolver is a
+//     procedure marked IFunc (Source "irelative" when no other table
+//     names it), so a stripped or static program's IFUNC resolvers are
+//     marked as a symbol table's STT_GNU_IFUNC marks them.
 //     A PE program without a main symbol gets main (WinMain, wmain,
 //     wWinMain; _main and _WinMain@16 on i386) with Source "crt-exit": the
 //     procedure whose return value the C runtime's start code (mingw-w64's

@@ -115,7 +115,8 @@ func (e *elfImage) stringRegions(ctx context.Context) ([]region, error) {
 			continue
 		}
 		if p.Flags&elf.PF_X == 0 && p.Filesz > 0 {
-			out = append(out, region{name: fmt.Sprintf("LOAD#%d", n), addr: p.Vaddr, off: p.Off, size: p.Filesz})
+			r := region{name: fmt.Sprintf("LOAD#%d", n), addr: p.Vaddr, off: p.Off, size: p.Filesz}
+			out = append(out, loadRegions(e.src, e.f.ByteOrder, r, e.f.Progs)...)
 		}
 		n++
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -51,6 +53,65 @@ func TestIFuncResolverIsMarked(t *testing.T) {
 				}
 			}
 			is.True(!procedureNamed(t, a, "main").IFunc)
+		})
+	}
+}
+
+// TestIFuncResolverIsMarkedStripped: without a symbol table the IRELATIVE
+// relocations name the resolvers (the relocation's addend), so a stripped
+// program, dynamic or static (whose C library brings its own IFUNCs:
+// memcpy, strlen, ...), marks the same procedures IFunc as the unstripped
+// one. Before, the static one's resolvers were named by the signature
+// libraries ("strlen") with nothing saying the code is a resolver.
+func TestIFuncResolverIsMarkedStripped(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed")
+	}
+	dir := t.TempDir()
+	src, ptr := filepath.Join(dir, "ifunc.c"), filepath.Join(dir, "ifunc-pointer.c")
+	if err := os.WriteFile(src, []byte(ifuncSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// pick only taken as a pointer: its IRELATIVE relocation is the last
+	// of .rela.dyn, none in .rela.plt
+	pointer := strings.Replace(ifuncSource, "int main(int argc, char **argv) { return pick(argc); }",
+		"int (*fp)(int) = pick;\nint main(int argc, char **argv) { return fp(argc); }", 1)
+	if err := os.WriteFile(ptr, []byte(pointer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ifuncs := func(t *testing.T, exe string) []uint64 {
+		procs, err := openNative(t, exe).Procedures(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []uint64
+		for _, p := range procs {
+			if p.IFunc {
+				out = append(out, p.Address)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct{ name, link, src string }{{"pie", "-pie", src}, {"pie-pointer", "-pie", ptr}, {"static", "-static", src}} {
+		t.Run(tc.name, func(t *testing.T) {
+			link := tc.link
+			full, stripped := filepath.Join(dir, "full-"+tc.name), filepath.Join(dir, "stripped-"+tc.name)
+			for _, b := range []struct {
+				exe   string
+				flags []string
+			}{{full, nil}, {stripped, []string{"-s"}}} {
+				args := append([]string{"-O2", "-fno-inline", link, "-o", b.exe, tc.src}, b.flags...)
+				if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+					t.Skipf("gcc %s: %v\n%s", link, err, out) // no static C library
+				}
+			}
+			want, got := ifuncs(t, full), ifuncs(t, stripped)
+			if len(want) == 0 {
+				t.Fatalf("no IFUNC resolver in the unstripped %s program", link)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("stripped, the IFUNC resolvers are %#x; with symbols %#x", got, want)
+			}
 		})
 	}
 }

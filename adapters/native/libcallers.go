@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Naming a procedure by where the named functions call it. A function the
@@ -262,15 +263,7 @@ const maxStubs = 1 << 16
 // none or they cannot be read; it fails only when ctx does.
 func (e *elfImage) irelativeStubs(ctx context.Context, mm *memMap) (map[uint64]uint64, error) {
 	out := map[uint64]uint64{}
-	var irel uint32
-	switch e.f.Machine {
-	case elf.EM_X86_64:
-		irel = uint32(elf.R_X86_64_IRELATIVE)
-	case elf.EM_386:
-		irel = uint32(elf.R_386_IRELATIVE)
-	case elf.EM_AARCH64:
-		irel = uint32(elf.R_AARCH64_IRELATIVE)
-	default:
+	if e.irelativeType() == 0 {
 		return out, nil
 	}
 	entries, err := e.pltEntries(ctx)
@@ -281,8 +274,88 @@ func (e *elfImage) irelativeStubs(ctx context.Context, mm *memMap) (map[uint64]u
 	for _, en := range entries[:min(len(entries), maxStubs)] {
 		stubOf[en.slot] = en.addr
 	}
+	err = e.eachIRelative(ctx, mm, func(slot, to uint64) {
+		if stub, ok := stubOf[slot]; ok {
+			if _, dup := out[stub]; !dup {
+				out[stub] = to
+			}
+		}
+	})
+	return out, err
+}
+
+// irelativeResolvers are the procedures e's IRELATIVE relocations name:
+// GNU IFUNC resolvers (source "irelative"), which the relocations mark as
+// such where no symbol does (a stripped program, a static one's C
+// library's memcpy and strlen).
+func (e *elfImage) irelativeResolvers(ctx context.Context, mm *memMap) ([]candidate, error) {
+	var out []candidate
+	seen := map[uint64]bool{}
+	err := e.eachIRelative(ctx, mm, func(_, to uint64) {
+		if !seen[to] && len(out) < maxStubs {
+			seen[to] = true
+			out = append(out, candidate{addr: to, source: "irelative", rank: rankUnnamed, ifunc: true})
+		}
+	})
+	return out, err
+}
+
+// irelativeType is e's machine's IRELATIVE relocation type, 0 for none.
+func (e *elfImage) irelativeType() uint32 {
+	switch e.f.Machine {
+	case elf.EM_X86_64:
+		return uint32(elf.R_X86_64_IRELATIVE)
+	case elf.EM_386:
+		return uint32(elf.R_386_IRELATIVE)
+	case elf.EM_AARCH64:
+		return uint32(elf.R_AARCH64_IRELATIVE)
+	}
+	return 0
+}
+
+// eachIRelative calls fn with the GOT slot and the resolver (in code) of
+// each IRELATIVE relocation of e: every one in the PLT's relocation
+// sections (.rela.plt, small), and the run that ends any other (.rela.dyn,
+// where the linkers put them last, after a PIE's many relative ones,
+// which are not read). Relocation sections that cannot be read are
+// skipped; it fails only when ctx does.
+func (e *elfImage) eachIRelative(ctx context.Context, mm *memMap, fn func(slot, to uint64)) error {
+	irel := e.irelativeType()
+	if irel == 0 {
+		return nil
+	}
 	is64 := e.f.Class == elf.ELFCLASS64
 	bo := e.f.ByteOrder
+	// visit reports whether the entry b is an IRELATIVE relocation.
+	visit := func(b []byte, rela bool) bool {
+		var slot, to uint64
+		var typ uint32
+		if is64 {
+			slot, typ = bo.Uint64(b), uint32(bo.Uint64(b[8:]))
+			if rela {
+				to = bo.Uint64(b[16:])
+			}
+		} else {
+			slot, typ = uint64(bo.Uint32(b)), bo.Uint32(b[4:])&0xff
+			if rela {
+				to = uint64(bo.Uint32(b[8:]))
+			}
+		}
+		if typ != irel {
+			return false
+		}
+		if !rela {
+			w, err := mm.view(e.src, slot, 4)
+			if err != nil || len(w) < 4 {
+				return true
+			}
+			to = uint64(bo.Uint32(w))
+		}
+		if mm.isCode(to) {
+			fn(slot, to)
+		}
+		return true
+	}
 	for _, s := range e.f.Sections {
 		if s.Type != elf.SHT_RELA && s.Type != elf.SHT_REL {
 			continue
@@ -293,39 +366,25 @@ func (e *elfImage) irelativeStubs(ctx context.Context, mm *memMap) (map[uint64]u
 			continue
 		}
 		n := min(s.FileSize/size, maxSymbolEntries)
+		if !strings.HasSuffix(s.Name, "plt") && s.Flags&elf.SHF_INFO_LINK == 0 {
+			for k := n; k > 0 && n-k < maxStubs; k-- {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				b, err := e.src.read(s.Offset+(k-1)*size, size)
+				if err != nil || !visit(b, rela) {
+					break
+				}
+			}
+			continue
+		}
 		err := eachEntry(ctx, e.src, s.Offset, n, size, func(_ uint64, b []byte) error {
-			var slot, to uint64
-			var typ uint32
-			if is64 {
-				slot, typ = bo.Uint64(b), uint32(bo.Uint64(b[8:]))
-				if rela {
-					to = bo.Uint64(b[16:])
-				}
-			} else {
-				slot, typ = uint64(bo.Uint32(b)), bo.Uint32(b[4:])&0xff
-				if rela {
-					to = uint64(bo.Uint32(b[8:]))
-				}
-			}
-			stub, ok := stubOf[slot]
-			if typ != irel || !ok {
-				return nil
-			}
-			if !rela {
-				w, err := mm.view(e.src, slot, 4)
-				if err != nil || len(w) < 4 {
-					return nil
-				}
-				to = uint64(bo.Uint32(w))
-			}
-			if _, dup := out[stub]; !dup && mm.isCode(to) {
-				out[stub] = to
-			}
+			visit(b, rela)
 			return nil
 		})
 		if err != nil {
-			return out, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	return out, nil
+	return nil
 }

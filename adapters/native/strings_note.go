@@ -1,8 +1,10 @@
 package native
 
 import (
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
+	"slices"
 )
 
 // noteRegions are the parts of the ELF note section s that the string scan
@@ -13,23 +15,72 @@ import (
 // A section too large to read, or the part of one that does not parse as
 // notes, is scanned whole as before: no text is lost to a malformed note.
 func noteRegions(src source, bo binary.ByteOrder, s *elf.Section) []region {
-	whole := []region{{name: s.Name, addr: s.Addr, off: s.Offset, size: s.FileSize}}
-	if s.FileSize > maxNoteBytes || !src.contains(s.Offset, s.FileSize) {
-		return whole
-	}
-	b, err := src.read(s.Offset, s.FileSize)
-	if err != nil {
-		return whole
-	}
 	align := uint64(4) // the gABI pads names and descriptors to 4 bytes, or 8 in an 8-aligned section
 	if s.Addralign == 8 {
 		align = 8
 	}
-	pad := func(n uint64) uint64 { return (n + align - 1) &^ (align - 1) }
+	return noteParts(src, bo, region{name: s.Name, addr: s.Addr, off: s.Offset, size: s.FileSize}, align)
+}
+
+// loadRegions are the parts of the loaded segment r (one without
+// section headers, as sstrip leaves a program) that the string scan
+// reads: the notes of the PT_NOTE segments progs places wholly inside it
+// are read as noteRegions reads a note section, the rest as data. The
+// parts keep r's name and addresses, so a string is located in the
+// segment the program lists.
+func loadRegions(src source, bo binary.ByteOrder, r region, progs []*elf.Prog) []region {
+	var notes []*elf.Prog
+	for _, p := range progs {
+		if p.Type == elf.PT_NOTE && p.Filesz > 0 && p.Off >= r.off && p.Filesz <= r.size && p.Off-r.off <= r.size-p.Filesz {
+			notes = append(notes, p)
+		}
+	}
+	if r.size == 0 {
+		return nil
+	}
+	if len(notes) == 0 {
+		return []region{r}
+	}
+	slices.SortFunc(notes, func(a, b *elf.Prog) int { return cmp.Compare(a.Off, b.Off) })
 	var out []region
-	part := func(at, n uint64) {
-		if n > 0 {
-			out = append(out, region{name: s.Name, addr: s.Addr + at, off: s.Offset + at, size: n})
+	at := r.off // the file offset up to which r is covered
+	data := func(end uint64) {
+		if end > at {
+			out = append(out, region{name: r.name, addr: r.addr + (at - r.off), off: at, size: end - at})
+		}
+	}
+	for _, p := range notes {
+		if p.Off < at {
+			continue // overlaps the note before it: its bytes were read already
+		}
+		data(p.Off)
+		align := uint64(4)
+		if p.Align == 8 {
+			align = 8
+		}
+		out = append(out, noteParts(src, bo, region{name: r.name, addr: r.addr + (p.Off - r.off), off: p.Off, size: p.Filesz}, align)...)
+		at = p.Off + p.Filesz
+	}
+	data(r.off + r.size)
+	return out
+}
+
+// noteParts are the parts of the notes in n, padded to align, that the
+// string scan reads (noteRegions).
+func noteParts(src source, bo binary.ByteOrder, n region, align uint64) []region {
+	whole := []region{n}
+	if n.size > maxNoteBytes || !src.contains(n.off, n.size) {
+		return whole
+	}
+	b, err := src.read(n.off, n.size)
+	if err != nil {
+		return whole
+	}
+	pad := func(k uint64) uint64 { return (k + align - 1) &^ (align - 1) }
+	var out []region
+	part := func(at, k uint64) {
+		if k > 0 {
+			out = append(out, region{name: n.name, addr: n.addr + at, off: n.off + at, size: k})
 		}
 	}
 	at, size := uint64(0), uint64(len(b))

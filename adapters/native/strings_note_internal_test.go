@@ -64,3 +64,55 @@ func TestNoteRegionsParts(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLoadRegions: any bytes in a loaded segment, with any PT_NOTE
+// segments placed in it, give ordered, disjoint regions inside the
+// segment, without panicking.
+func FuzzLoadRegions(f *testing.F) {
+	goNote := binary.LittleEndian.AppendUint32(nil, 4)
+	goNote = binary.LittleEndian.AppendUint32(goNote, 6)
+	goNote = binary.LittleEndian.AppendUint32(goNote, 4)
+	goNote = append(goNote, "Go\x00\x00abc/de\x00\x00"...)
+	f.Add(append(append([]byte("data1234"), goNote...), "more"...), uint16(8), uint16(len(goNote)), uint16(0), uint16(0), uint8(4))
+	f.Add(goNote, uint16(0), uint16(12), uint16(4), uint16(20), uint8(8))
+	f.Fuzz(func(t *testing.T, b []byte, off1, size1, off2, size2 uint16, align uint8) {
+		const base = 0x100 // the segment's file offset
+		file := append(make([]byte, base), b...)
+		src := source{r: bytes.NewReader(file), size: int64(len(file))}
+		load := region{name: "LOAD#0", addr: 0x400000, off: base, size: uint64(len(b))}
+		progs := []*elf.Prog{
+			{ProgHeader: elf.ProgHeader{Type: elf.PT_NOTE, Off: base + uint64(off1), Filesz: uint64(size1), Align: uint64(align)}},
+			{ProgHeader: elf.ProgHeader{Type: elf.PT_NOTE, Off: base + uint64(off2), Filesz: uint64(size2), Align: uint64(align)}},
+		}
+		at := load.off
+		for _, r := range loadRegions(src, binary.LittleEndian, load, progs) {
+			if r.size == 0 || r.off < at || r.off+r.size > load.off+load.size || r.addr != load.addr+(r.off-load.off) || r.name != load.name {
+				t.Fatalf("region %+v out of order or outside the segment %+v", r, load)
+			}
+			at = r.off + r.size
+		}
+	})
+}
+
+// A Go build ID note inside a segment keeps its owner and text
+// descriptor; its header words are left out; the data around it is kept.
+func TestLoadRegionsParts(t *testing.T) {
+	b := []byte("data")
+	b = binary.LittleEndian.AppendUint32(b, 3)
+	b = binary.LittleEndian.AppendUint32(b, 5)
+	b = binary.LittleEndian.AppendUint32(b, 4)
+	b = append(b, "Go\x00\x00ab/cd\x00\x00\x00more"...)
+	src := source{r: bytes.NewReader(b), size: int64(len(b))}
+	load := region{name: "LOAD#0", addr: 0x1000, size: uint64(len(b))}
+	progs := []*elf.Prog{{ProgHeader: elf.ProgHeader{Type: elf.PT_NOTE, Off: 4, Filesz: 24, Align: 4}}}
+	got := loadRegions(src, binary.LittleEndian, load, progs)
+	want := []region{{off: 0, size: 4}, {off: 16, size: 3}, {off: 20, size: 5}, {off: 28, size: 4}}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].off != want[i].off || got[i].size != want[i].size || got[i].addr != 0x1000+want[i].off || got[i].name != "LOAD#0" {
+			t.Errorf("region %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

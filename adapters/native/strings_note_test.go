@@ -16,17 +16,106 @@ import (
 // readelf -n that the build ID (a hash, however it reads) is not listed as
 // a string while the metadata JSON, a text descriptor, still is.
 func TestNoteDescriptorsAreNotStrings(t *testing.T) {
+	exe, withPkg := buildNotedProgram(t)
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sec := f.Section(".note.gnu.build-id")
+	if sec == nil {
+		t.Fatal("no .note.gnu.build-id")
+	}
+	sawPkg := false
+	for _, s := range stringsOf(t, nil, exe) {
+		if s.Address >= sec.Addr && s.Address < sec.Addr+sec.Size {
+			t.Errorf("string %q at %#x is read from the build ID note", s.Value, s.Address)
+		}
+		if strings.Contains(s.Value, noteID) {
+			t.Errorf("the build ID's bytes are listed as the string %q at %#x in %s", s.Value, s.Address, s.Section)
+		}
+		sawPkg = sawPkg || (s.Value == notePkg && s.Section == ".note.package")
+	}
+	if withPkg && !sawPkg {
+		t.Errorf("the package metadata %s is no longer listed", notePkg)
+	}
+}
+
+// TestNoteSegmentsWithoutSections strips the section headers from the
+// program of TestNoteDescriptorsAreNotStrings, as sstrip does: the string
+// scan then reads the loaded segments, and the PT_NOTE segments inside
+// them must be read as notes (their owner names and text descriptors
+// only), not as data.
+func TestNoteSegmentsWithoutSections(t *testing.T) {
+	exe, withPkg := buildNotedProgram(t)
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 64 || b[4] != 2 || b[5] != 1 {
+		t.Skip("gcc did not build a little-endian ELF64 program")
+	}
+	clear(b[0x28:0x30]) // e_shoff
+	clear(b[0x3c:0x40]) // e_shnum, e_shstrndx
+	stripped := filepath.Join(t.TempDir(), "m-sstrip")
+	if err := os.WriteFile(stripped, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(stripped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.Sections) != 0 {
+		t.Fatalf("%d section headers left after zeroing e_shoff and e_shnum", len(f.Sections))
+	}
+	var notes [][2]uint64
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_NOTE {
+			notes = append(notes, [2]uint64{p.Vaddr, p.Vaddr + p.Filesz})
+		}
+	}
+	if len(notes) == 0 {
+		t.Fatal("no PT_NOTE segment")
+	}
+	sawPkg := false
+	for _, s := range stringsOf(t, nil, stripped) {
+		if strings.Contains(s.Value, noteID) {
+			t.Errorf("the build ID's bytes are listed as the string %q at %#x in %s", s.Value, s.Address, s.Section)
+		}
+		in := false
+		for _, n := range notes {
+			in = in || (s.Address >= n[0] && s.Address < n[1])
+		}
+		if in && s.Value != "GNU" && s.Value != "FDO" && s.Value != notePkg {
+			t.Errorf("string %q at %#x is read from a note's header or binary descriptor", s.Value, s.Address)
+		}
+		sawPkg = sawPkg || s.Value == notePkg
+	}
+	if withPkg && !sawPkg {
+		t.Errorf("the package metadata %s is no longer listed", notePkg)
+	}
+}
+
+const noteID, notePkg = "rea-build-id-as-text", `{"type":"rea-note-package"}`
+
+// buildNotedProgram links a program whose build ID is printable bytes and,
+// when the linker can, which carries package metadata; it checks with
+// readelf -n that both are there.
+func buildNotedProgram(t *testing.T) (exe string, withPkg bool) {
+	t.Helper()
 	needTool(t, "gcc")
 	needTool(t, "readelf")
 	ctx := context.Background()
 	dir := t.TempDir()
-	src, exe := filepath.Join(dir, "m.c"), filepath.Join(dir, "m")
+	src := filepath.Join(dir, "m.c")
+	exe = filepath.Join(dir, "m")
 	if err := os.WriteFile(src, []byte("int main(void) { return 0; }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	const id, pkg = "rea-build-id-as-text", `{"type":"rea-note-package"}`
+	const id, pkg = noteID, notePkg
 	args := []string{"-o", exe, src, "-Wl,--build-id=0x" + enchex.EncodeToString([]byte(id))}
-	withPkg := true
+	withPkg = true
 	if _, err := run(ctx, dir, nil, "gcc", append(args, "-Wl,--package-metadata="+pkg)...); err != nil {
 		withPkg = false // a linker older than binutils 2.39
 		if _, err := run(ctx, dir, nil, "gcc", args...); err != nil {
@@ -43,26 +132,5 @@ func TestNoteDescriptorsAreNotStrings(t *testing.T) {
 	if withPkg && !strings.Contains(string(notes), "Packaging Metadata: "+pkg) {
 		t.Fatalf("readelf -n does not show the package metadata:\n%s", notes)
 	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sec := f.Section(".note.gnu.build-id")
-	if sec == nil {
-		t.Fatal("no .note.gnu.build-id")
-	}
-	sawPkg := false
-	for _, s := range stringsOf(t, nil, exe) {
-		if s.Address >= sec.Addr && s.Address < sec.Addr+sec.Size {
-			t.Errorf("string %q at %#x is read from the build ID note", s.Value, s.Address)
-		}
-		if strings.Contains(s.Value, id) {
-			t.Errorf("the build ID's bytes are listed as the string %q at %#x in %s", s.Value, s.Address, s.Section)
-		}
-		sawPkg = sawPkg || (s.Value == pkg && s.Section == ".note.package")
-	}
-	if withPkg && !sawPkg {
-		t.Errorf("the package metadata %s is no longer listed", pkg)
-	}
+	return exe, withPkg
 }

@@ -122,12 +122,26 @@ type height struct {
 	// changed in place (step and meet make a new one), so heights may
 	// share it.
 	saved []spSaved
+	// taken lists the frame slots (slotKey) whose address an instruction
+	// took ("lea rax, [rbp-0x48]", "add x10, x29, #80") on some path to
+	// here, at most maxTaken, and takenAll says more were: a write
+	// through a pointer at no known place, or a call, may write them, so
+	// a copy of the stack pointer held in one is dropped (dropSaved). A
+	// pointer moved from such an address to a neighbouring slot by
+	// arithmetic is not followed: compilers take no spill slot's address,
+	// so only hand-written code does this. Never changed in place.
+	taken    []string
+	takenAll bool
 }
+
+// maxTaken bounds the frame slots whose address taken is remembered.
+const maxTaken = 16
 
 // equal reports whether h and o are the same height.
 func (h height) equal(o height) bool {
 	return h.sp == o.sp && h.fp == o.fp && h.spOK == o.spOK && h.fpOK == o.fpOK && h.creg == o.creg && h.cval == o.cval &&
-		h.abase == o.abase && h.asp == o.asp && h.afp == o.afp && h.aspOK == o.aspOK && h.afpOK == o.afpOK && slices.Equal(h.saved, o.saved)
+		h.abase == o.abase && h.asp == o.asp && h.afp == o.afp && h.aspOK == o.aspOK && h.afpOK == o.afpOK && slices.Equal(h.saved, o.saved) &&
+		h.takenAll == o.takenAll && slices.Equal(h.taken, o.taken)
 }
 
 func (h height) meet(o height) height {
@@ -144,6 +158,11 @@ func (h height) meet(o height) height {
 				m.saved = append(m.saved, c)
 			}
 		}
+	}
+	// the slots taken on either path
+	m.taken, m.takenAll = h.taken, h.takenAll || o.takenAll
+	for _, k := range o.taken {
+		m = m.take(k)
 	}
 	if h.abase == o.abase && h.abase != "" {
 		m.abase, m.asp, m.afp = h.abase, h.asp, h.afp
@@ -184,13 +203,45 @@ func (h height) savedIn(key string) (spSaved, bool) {
 	return spSaved{}, false
 }
 
+// take is h with the frame slot k among those whose address was taken.
+func (h height) take(k string) height {
+	switch {
+	case h.takenAll || slices.Contains(h.taken, k):
+	case len(h.taken) >= maxTaken:
+		h.taken, h.takenAll = nil, true
+	default:
+		h.taken = append(slices.Clip(h.taken), k)
+		slices.Sort(h.taken) // so that equal sets compare equal
+	}
+	return h
+}
+
+// overlaps reports whether the frame slots a and b (slotKey) share a
+// byte, taking each for a word.
+func overlaps(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, errA := strconv.ParseInt(strings.Trim(a, "[]"), 10, 64)
+	y, errB := strconv.ParseInt(strings.Trim(b, "[]"), 10, 64)
+	return errA == nil && errB == nil && x < y+8 && y < x+8
+}
+
 // dropSaved is h's copies without those held in the locations s defines
-// (a register, or a frame slot a write overlaps).
+// (a register, or a frame slot a write overlaps), nor, when s is a call or
+// writes through a pointer at no known place, those held in a frame slot
+// whose address was taken (height.taken).
 func (h height) dropSaved(cc convention, s vfSem) []spSaved {
-	if len(h.saved) == 0 || len(s.defs) == 0 {
+	if len(h.saved) == 0 || len(s.defs) == 0 && !s.call {
 		return h.saved
 	}
+	aliased := func(c spSaved) bool {
+		return h.takenAll || slices.ContainsFunc(h.taken, func(k string) bool { return overlaps(k, c.in) })
+	}
 	hit := func(c spSaved) bool {
+		if s.call && strings.HasPrefix(c.in, "[") && aliased(c) {
+			return true // the callee may write through the address
+		}
 		for _, d := range s.defs {
 			if !strings.HasPrefix(d, "[") {
 				if d == c.in {
@@ -203,15 +254,13 @@ func (h height) dropSaved(cc convention, s vfSem) []spSaved {
 			}
 			k := h.slotKey(cc, d)
 			if k == "" {
+				if aliased(c) {
+					return true // a write through a pointer that may hold the slot's address
+				}
 				continue // a write through another pointer: a spill slot is the procedure's own
 			}
-			if k == c.in {
+			if overlaps(k, c.in) {
 				return true
-			}
-			a, errA := strconv.ParseInt(strings.Trim(k, "[]"), 10, 64)
-			b, errB := strconv.ParseInt(strings.Trim(c.in, "[]"), 10, 64)
-			if errA == nil && errB == nil && a < b+8 && b < a+8 {
-				return true // overlapping words
 			}
 		}
 		return false
@@ -228,6 +277,11 @@ func (h height) dropSaved(cc convention, s vfSem) []spSaved {
 func (h height) step(cc convention, s vfSem, calleePops bool, pops int64) height {
 	before := h
 	h.saved = h.dropSaved(cc, s) // overwritten (an spCopy into one sets it again below)
+	if s.addrOf != "" {
+		if k := before.slotKey(cc, s.addrOf); strings.HasPrefix(k, "[") {
+			h = h.take(k)
+		}
+	}
 	var restore spSaved
 	restores := false
 	if s.stack.sp == spAlloc && len(before.saved) > 0 {

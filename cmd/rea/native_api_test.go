@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -44,4 +45,34 @@ func TestMCPInspectNativeAPIPointsToInferred(t *testing.T) {
 		vf := d["native_value_flow"].(map[string]any)["summary"].(map[string]any)
 		is.Equal(vf["parameters"], []any{"rdi", "rsi", "rdx"}) // what the pointer promised
 	}
+}
+
+// inspect_native_api on a procedure larger than the instructions whose
+// value flow it runs to infer parameters (2000) infers them from that
+// prefix only, and says so: the bound, the procedure's size, that a
+// parameter read later is not listed (c, read only at the end), and the
+// analyze_function call that infers them from the whole procedure. Before,
+// it ran the whole value flow, whatever the procedure's size.
+func TestMCPInspectNativeAPIBoundsInference(t *testing.T) {
+	is := is.New(t)
+	var src strings.Builder
+	src.WriteString("volatile int sink;\n__attribute__((noinline)) int big(int a, int b, int c) {\n\tsink = b;\n")
+	for k := range 1500 {
+		fmt.Fprintf(&src, "\tsink = a + %d;\n", k)
+	}
+	src.WriteString("\treturn c;\n}\nint main(int argc, char **argv) { return big(argc, argc + 1, (int)(long)argv); }\n")
+	exe := buildC(t, "bigapi", src.String(), "-O1", "-g0")
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	ev, m := evidence(t, call(t, cs, "inspect_native_api", map[string]any{"procedure": "big"}))
+	addr := m["procedure"].(map[string]any)["address"].(string)
+	lim := strings.Join(ev.Limitations, " ")
+	is.True(strings.Contains(lim, "reads rdi, rsi before writing them"))                                             // c's rdx is read after the bound
+	is.True(strings.Contains(lim, "parameters inferred from the first 2000 instructions only"))                      // the bound, named
+	is.True(strings.Contains(lim, `analyze_function {"procedure":"`+addr+`"} infers them from the whole procedure`)) // the call to make
+	_, d := evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": addr}))
+	vf := d["native_value_flow"].(map[string]any)["summary"].(map[string]any)
+	is.Equal(vf["parameters"], []any{"rdi", "rsi", "rdx"}) // what the whole procedure shows
 }

@@ -245,18 +245,28 @@ func (v *codeView) nativeAPI(ctx context.Context, i int, f ports.Function) (*Nat
 	return api, nil, nil, nil
 }
 
-// inferredAPI points, when no declared signature describes procedure i, to
-// what its code shows instead: the parameters its value flow infers
-// (argument registers and stack slots read before any write) and the call
-// that gives them with their uses. Nothing when the provider computes no
-// value flow for it.
-func (v *codeView) inferredAPI(ctx context.Context, i int) ([]string, error) {
+// inferredAPIInstructions bounds the value flow inspect_native_api runs
+// to infer a procedure's parameters: a huge procedure's whole flow costs
+// far more than the answer needs (parameters are read near the entry), and
+// analyze_function, which the note points to, gives the whole one.
+const inferredAPIInstructions = 2000
+
+// inferredAPI points, when no declared signature describes procedure i
+// (whose code f gives), to what its code shows instead: the parameters its
+// value flow infers (argument registers and stack slots read before any
+// write) and the call that gives them with their uses. Nothing when the
+// provider computes no value flow for it.
+func (v *codeView) inferredAPI(ctx context.Context, i int, f ports.Function) ([]string, error) {
 	a, _, _ := v.c.Bound()
 	vfa, ok := a.(ports.ValueFlowAnalyzer)
 	if !ok {
 		return nil, nil
 	}
-	vf, err := listsOf(a).valueFlow(ctx, vfa, v.procs[i].Address)
+	bound := 0
+	if f.InstructionCount > inferredAPIInstructions || f.Truncated {
+		bound = inferredAPIInstructions
+	}
+	vf, whole, err := listsOf(a).valueFlowUpTo(ctx, vfa, v.procs[i].Address, bound)
 	if err != nil {
 		return nil, ctx.Err() // unsupported or failed: nothing to point to
 	}
@@ -268,12 +278,24 @@ func (v *codeView) inferredAPI(ctx context.Context, i int) ([]string, error) {
 		}
 		read = fmt.Sprintf("reads %s before writing %s (inferred parameters)", strings.Join(locs, ", "), map[bool]string{true: "it", false: "them"}[len(locs) == 1])
 	}
-	if vf.Truncated {
+	switch {
+	case !whole && vf.Truncated:
+		of := fmt.Sprintf("%d", f.InstructionCount)
+		if f.Truncated {
+			of = fmt.Sprintf("at least %d", f.InstructionCount)
+		}
+		read += fmt.Sprintf(" in its first %d instructions of %s (parameters inferred from the first %d instructions only; "+
+			"one read only after them is not listed)", inferredAPIInstructions, of, inferredAPIInstructions)
+	case vf.Truncated:
 		read += " in the part analysed (the value flow was cut)"
 	}
+	gives := "gives them"
+	if !whole && vf.Truncated {
+		gives = "infers them from the whole procedure"
+	}
 	return []string{fmt.Sprintf("No declared signature; inferred from the code instead: %s %s. "+
-		`analyze_function {"procedure":"%s"} gives them with each use (native_value_flow.parameters and parameter_uses).`,
-		v.value(i), read, core.Hex(v.procs[i].Address))}, nil
+		`analyze_function {"procedure":"%s"} %s with each use (native_value_flow.parameters and parameter_uses).`,
+		v.value(i), read, core.Hex(v.procs[i].Address), gives)}, nil
 }
 
 func residualUnknowns() []string { return []string{"calling_convention", "parameters", "return_type"} }
@@ -938,7 +960,7 @@ func opInspectNativeAPI() *core.Operation {
 				noAPI = &NativeAPIUnavailable{Available: false, Reason: "The bound provider derives no signatures.", ResidualUnknowns: residualUnknowns()}
 			}
 			if api == nil {
-				more, err := v.inferredAPI(ctx, i)
+				more, err := v.inferredAPI(ctx, i, f)
 				if err != nil {
 					return nil, err
 				}

@@ -34,6 +34,7 @@ type codeLists struct {
 	// collections does not recompute it.
 	flowMu   sync.Mutex
 	flowAddr uint64
+	flowMax  int // the instructions it was bounded to (valueFlowUpTo), 0 for none
 	flow     *ports.ValueFlow
 
 	// What the provider cannot observe on this architecture (arch.go).
@@ -162,15 +163,23 @@ func (l *codeLists) stringsOf(ctx context.Context, a ports.Analysis) ([]ports.St
 // valueFlow returns the value flow of the procedure at addr, reusing the
 // latest one computed for this analysis.
 func (l *codeLists) valueFlow(ctx context.Context, vfa ports.ValueFlowAnalyzer, addr uint64) (ports.ValueFlow, error) {
+	vf, _, err := l.valueFlowUpTo(ctx, vfa, addr, 0)
+	return vf, err
+}
+
+// valueFlowUpTo is valueFlow bounded to the procedure's first max
+// instructions (0: the provider's own bound), or the whole flow when that
+// one is the latest computed; whole says which.
+func (l *codeLists) valueFlowUpTo(ctx context.Context, vfa ports.ValueFlowAnalyzer, addr uint64, max int) (vf ports.ValueFlow, whole bool, err error) {
 	l.flowMu.Lock()
 	defer l.flowMu.Unlock()
-	if l.flow != nil && l.flowAddr == addr {
-		return *l.flow, nil
+	if l.flow != nil && l.flowAddr == addr && (l.flowMax == 0 || l.flowMax == max) {
+		return *l.flow, l.flowMax == 0, nil
 	}
-	vf, err := vfa.ValueFlow(ctx, ports.FunctionRequest{Address: addr})
+	vf, err = vfa.ValueFlow(ctx, ports.FunctionRequest{Address: addr, MaxInstructions: max})
 	if err != nil {
-		return vf, err
+		return vf, false, err
 	}
-	l.flowAddr, l.flow = addr, &vf
-	return vf, nil
+	l.flowAddr, l.flowMax, l.flow = addr, max, &vf
+	return vf, max == 0, nil
 }
