@@ -1175,7 +1175,7 @@ func (c *capture) coverage(out *ports.ProcessCapture) []ports.CoverageNote {
 	notes := []ports.CoverageNote{
 		{Scope: ports.ScopeProcess, Reason: sampled},
 		{Scope: ports.ScopeEnvironment, Reason: "the inherited host environment is not recorded"},
-		{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed; only listening TCP sockets held by the capture's processes are, and not a socket handed to a process of the capture (descriptor passing) while it already listened, held by none of them"},
+		{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed; only listening TCP sockets held by the capture's processes are, and not a socket handed to a process of the capture (descriptor passing) while it already listened, held by none of them, when more than two of them lived"},
 		{Scope: ports.ScopeTerminal, Reason: "the emulated terminal does not answer terminal queries (device attributes, cursor position reports)"},
 	}
 	if len(out.ObservationRoots) == 0 {

@@ -67,9 +67,13 @@ type sampler struct {
 	socketInodes func(pid int) ([]string, bool)
 	// rea's own network namespace and its listeners (see
 	// sampleOwnNamespace); ownListeners nil: scan every process's
-	// descriptors at every look, as for another namespace.
+	// descriptors at every look, as for another namespace. A look at no
+	// more than scanAllUpTo live processes scans them all: listing the
+	// listeners costs about as much as reading one or two processes'
+	// descriptors.
 	ownNS        string
 	ownListeners func() ([]protoListener, error)
+	scanAllUpTo  int
 	diag         *diagSocket
 
 	procs      map[procKey]*procRecord
@@ -97,7 +101,7 @@ func newSampler(launcher int, limit int64, look func() ([]supervisor.Owned, erro
 	}
 	if ns, err := supervisor.ReadProcLink(os.Getpid(), "ns/net"); err == nil {
 		s.diag = &diagSocket{}
-		s.ownNS, s.ownListeners = ns, s.diag.listeners
+		s.ownNS, s.ownListeners, s.scanAllUpTo = ns, s.diag.listeners, 2
 	}
 	return s
 }
@@ -189,7 +193,12 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 // by scanSockets.
 func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 	rest := live
-	if s.ownListeners != nil {
+	if len(live) <= s.scanAllUpTo {
+		// Every process is read: the next look that lists the listeners
+		// reads again every process it does not skip, and sampleOwnNamespace
+		// skips none but those it scanned itself.
+		clear(s.scanned)
+	} else if s.ownListeners != nil {
 		var here []supervisor.Proc
 		rest = nil
 		for _, p := range live {
@@ -220,10 +229,11 @@ func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 // the processes not scanned at an earlier look (new ones, which may hold a
 // listener they inherited or were handed). So a listener a process of the
 // capture opens, or a socket it makes listen, at any time, is found at the
-// first look that lists it, as before. What is not observed: a process
-// already scanned that is later handed (SCM_RIGHTS, pidfd_getfd) a socket
-// that was already listening, and that the last full scan found held by
-// no process of the capture, is not credited with it. It reports false
+// first look that lists it, as before. What is not observed, while more
+// than scanAllUpTo processes of the capture live: a process already
+// scanned that is later handed (SCM_RIGHTS, pidfd_getfd) a socket that
+// was already listening, and that the last full scan found held by no
+// process of the capture, is not credited with it. It reports false
 // when the diagnostics failed; they are not used again.
 func (s *sampler) sampleOwnNamespace(here []supervisor.Proc, atMS int64) bool {
 	ls, err := s.ownListeners()

@@ -248,7 +248,7 @@ func TestOwnNamespaceDescriptorsAreReadWhenAListenerIsUnexplained(t *testing.T) 
 	s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) { return owned(looks[i].tab), nil })
 	s.argv = func(int) ([]string, bool) { return []string{"x"}, true }
 	s.netns = func(int) (string, error) { return "net:[1]", nil }
-	s.ownNS = "net:[1]"
+	s.ownNS, s.scanAllUpTo = "net:[1]", 0
 	s.ownListeners = func() ([]protoListener, error) { return looks[i].listening, nil }
 	s.netTable = func(pid int, proto string) ([]byte, error) {
 		t.Errorf("look %d read the %s table through %d", i, proto, pid)
@@ -272,4 +272,26 @@ func TestOwnNamespaceDescriptorsAreReadWhenAListenerIsUnexplained(t *testing.T) 
 	is.Equal(len(got), 2)
 	is.Equal([]int{got[0].PID, got[0].Port, int(got[0].FirstSeenMS)}, []int{a, 8080, 100})
 	is.Equal([]int{got[1].PID, got[1].Port, int(got[1].FirstSeenMS)}, []int{c, 22, 250})
+}
+
+// A look at one or two processes reads their descriptors, not the
+// namespace's listeners, which cost about as much: a lone program's
+// capture does not pay for the listing at every look.
+func TestFewProcessesAreReadWithoutListingTheListeners(t *testing.T) {
+	is := is.New(t)
+	const sh = 5000041
+	tab := map[int]supervisor.Proc{sh: {PID: sh, PPID: 1, PGID: sh, SID: sh, Start: 100, State: 'S', Comm: "x"}}
+	s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) { return owned(tab), nil })
+	s.argv = func(int) ([]string, bool) { return []string{"x"}, true }
+	s.netns = func(int) (string, error) { return "net:[1]", nil }
+	s.ownNS, s.scanAllUpTo = "net:[1]", 2
+	listed := 0
+	s.ownListeners = func() ([]protoListener, error) { listed++; return nil, nil }
+	reads := 0
+	s.socketInodes = func(int) ([]string, bool) { reads++; return nil, true }
+	for i := range 3 {
+		s.sample(int64(i) * 50)
+	}
+	is.Equal(listed, 0)
+	is.Equal(reads, 3)
 }
