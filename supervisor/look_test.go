@@ -3,6 +3,7 @@
 package supervisor_test
 
 import (
+	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -159,4 +160,66 @@ func TestLookFollowsReparentedAndExitedProcesses(t *testing.T) {
 	is.True(!supervisor.Knows(r, ids[0].pid, ids[0].start))
 	is.NoErr(r.Cleanup(context.Background()))
 	checkGone(t, r, ids)
+}
+
+// A process born after the launcher that a look proved not the run's (not
+// a descendant, its environment without the run ID) is not read again at
+// every look while its parent lives: its parent is read instead. Before,
+// every look read it, as every process born after the launcher.
+func TestStrangerIsReadOnceWhileItsParentLives(t *testing.T) {
+	is := is.New(t)
+	r, _ := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "1"))
+	reads := supervisor.CountStatReads(r)
+	// The test's child, born after the launcher, in a session of its own
+	// (the launcher's is the test's).
+	stranger := exec.Command("sleep", "30")
+	stranger.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	is.NoErr(stranger.Start())
+	t.Cleanup(func() { stranger.Process.Kill(); stranger.Wait() })
+	const looks = 5
+	for range looks {
+		owned, err := r.Look(context.Background())
+		is.NoErr(err)
+		is.Equal(len(owned), 2) // the launcher and its child
+	}
+	// Read at the first look, and again only if the kernel dropped its
+	// /proc directory from its cache (it then gives it a new inode).
+	is.True(reads(stranger.Process.Pid) < looks)
+	is.Equal(reads(os.Getpid()), looks) // its parent, read at every look
+	is.NoErr(r.Cleanup(context.Background()))
+	checkGone(t, r, nil)
+}
+
+// A stranger whose parent exited is read again: it was reparented, and
+// its new parent may be a process of the run (a subreaper), which would
+// make it the run's. A look that kept its earlier reading would keep its
+// dead parent.
+func TestStrangerIsReadAgainWhenItsParentExits(t *testing.T) {
+	is := is.New(t)
+	r, _ := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "1"))
+	parent := exec.Command("sh", "-c", "sleep 30 & echo $!; wait")
+	parent.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // not the launcher's session, which is read
+	out, err := parent.StdoutPipe()
+	is.NoErr(err)
+	is.NoErr(parent.Start())
+	line, err := bufio.NewReader(out).ReadString('\n')
+	is.NoErr(err)
+	child, err := strconv.Atoi(strings.TrimSpace(line))
+	is.NoErr(err)
+	t.Cleanup(func() { syscall.Kill(child, syscall.SIGKILL) })
+	for range 2 { // the first proves it a stranger, the second keeps that reading
+		_, err := r.Look(context.Background())
+		is.NoErr(err)
+	}
+	parents, err := supervisor.LookParents(r)
+	is.NoErr(err)
+	is.Equal(parents[child], parent.Process.Pid)
+
+	is.NoErr(parent.Process.Kill())
+	parent.Wait() // reaped: the child was reparented before
+	parents, err = supervisor.LookParents(r)
+	is.NoErr(err)
+	is.True(parents[child] != parent.Process.Pid)
+	is.NoErr(r.Cleanup(context.Background()))
+	checkGone(t, r, nil)
 }

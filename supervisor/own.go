@@ -13,6 +13,7 @@ type procInfo struct {
 	state                byte   // R, S, D, Z, X, ...
 	comm                 string
 	image                uint64 // the program image since the last exec; 0 when unknown (see imageOf)
+	exiting              bool   // the kernel has begun its exit (PF_EXITING): its children may be reparented already
 }
 
 func (p procInfo) dead() bool { return p.state == 'Z' || p.state == 'X' || p.state == 'x' }
@@ -26,10 +27,15 @@ type procKey struct {
 }
 
 // seenStat is what a look read of one process's stat, with the inode
-// number /proc's listing gave the process's directory then.
+// number /proc's listing gave the process's directory then. stranger: the
+// look proved the process not the run's (born after the launcher, not a
+// descendant, its environment read without the run ID) while its parent,
+// started at parentStart, lived (see lookTable).
 type seenStat struct {
-	p   procInfo
-	ino uint64
+	p           procInfo
+	ino         uint64
+	stranger    bool
+	parentStart uint64
 }
 
 // tokenSeen is what one read of a process's environment found.
@@ -54,6 +60,7 @@ type census struct {
 	unverified   map[int]string   // live members of an owned process group not proven ours: pid -> why
 	members      map[int][]int    // owned process group -> its live members, owned or not
 	byToken      map[int]bool     // owned, proven at this look by the run ID (not by descent)
+	strangers    []int            // born no earlier than the launcher, not owned, environment read without the run ID
 	// Owned process groups are those led (now or at an earlier look) by a
 	// process proven ours; only they are signalled whole or reported.
 }
@@ -65,18 +72,23 @@ func (r *Run) take(ctx context.Context) census {
 	pid, start := r.pid, r.startTick
 	r.mu.Unlock()
 	if pid == 0 || start == 0 {
-		return r.census(nil) // nothing to read the table for
+		return r.census(nil, nil) // nothing to read the table for
 	}
 	tab, err := readTable(ctx)
 	if err != nil {
 		return census{err: err, owned: map[int]procInfo{}, unverified: map[int]string{}, members: map[int][]int{}}
 	}
-	return r.census(tab)
+	return r.census(tab, nil)
 }
 
 // census proves from tab, one reading of the process table, which processes
 // are the run's, and remembers them for the next look.
-func (r *Run) census(tab map[int]procInfo) census {
+//
+// stale names the processes of tab whose stat an earlier look read (see
+// lookTable): such a process is read again before it is proven ours by
+// descent, and judged on that reading. (A proof by the run ID rests on the
+// pid and start time alone, which never change.)
+func (r *Run) census(tab map[int]procInfo, stale map[int]bool) census {
 	r.mu.Lock()
 	pid, start, id := r.pid, r.startTick, r.id
 	known := make(map[int]uint64, len(r.known))
@@ -112,8 +124,17 @@ func (r *Run) census(tab map[int]procInfo) census {
 					continue
 				}
 				if parent, ok := c.owned[p.ppid]; ok && p.start >= parent.start {
-					c.owned[k] = p
 					changed = true
+					if stale[k] {
+						delete(stale, k)
+						if fresh, err := r.readStatForLook(k); err == nil && !fresh.dead() {
+							tab[k] = fresh // judged on it at the next pass
+						} else {
+							delete(tab, k)
+						}
+						continue
+					}
+					c.owned[k] = p
 				}
 			}
 		}
@@ -166,6 +187,7 @@ func (r *Run) census(tab map[int]procInfo) census {
 			}
 		case tokenMismatch:
 			why[k] = "run id missing from its environment"
+			c.strangers = append(c.strangers, k)
 		}
 	}
 	for key := range r.tokens {

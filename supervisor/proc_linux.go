@@ -92,6 +92,11 @@ func parseStat(pid int, b []byte) (procInfo, error) {
 		return procInfo{}, fmt.Errorf("supervisor: /proc/%d/stat: pid field %q", pid, b[:open])
 	}
 	p.image = imageOf(f)
+	// Field 9, the kernel's flags: PF_EXITING (0x4) is set as the process
+	// begins its exit, before its children are reparented.
+	if flags, err := strconv.ParseUint(f[6], 10, 64); err == nil {
+		p.exiting = flags&0x4 != 0
+	}
 	return p, nil
 }
 
@@ -217,7 +222,9 @@ func readDirents(path string, limit int, each func(name []byte, ino uint64)) err
 
 // lookTable is readTable for a run's looks, which come every 50 ms while a
 // capture runs: it reads the stat of only the processes a look needs, and
-// takes the others from what an earlier look read.
+// takes the others from what an earlier look read. stale names the
+// processes it took so whose stat census must read again before it proves
+// one ours (see below).
 //
 // A look needs the stat of every process that could be the run's or a
 // member of a group of the run's: each process born no earlier than the
@@ -235,39 +242,98 @@ func readDirents(path string, limit int, each func(name []byte, ino uint64)) err
 // more). A process whose inode the listing does not give, or that no
 // earlier look read, is read.
 //
+// A process born after the launcher that an earlier look proved not the
+// run's (a stranger: no descendant of a process of the run, its
+// environment read without the run ID, which is read once a process) is
+// not read again either, while its parent lives: its parent is read
+// instead, one reading for all its children (the machine's other work,
+// often many processes under one shell or make). A stranger can become
+// the run's only by descent, and its parent changes only when its parent
+// exits (it is then reparented, perhaps to a subreaper of the run); so
+// while the parent read at this look is the same process (its start
+// time), neither dead nor exiting (the kernel marks a process exiting
+// before it reparents its children), the stranger's parent is still the
+// one the earlier look read, and it is still no child of the run's. Its
+// group and session, which it can change, decide nothing a look proves:
+// it can join no group of a session of the run's (it is in none, or it
+// would be read), and census reads it again before it proves it the run's
+// on any account.
+//
 // The stop and Lineage read the whole table (readTable), as before.
-func (r *Run) lookTable(ctx context.Context, since uint64, sessions map[int]bool) (map[int]procInfo, error) {
+func (r *Run) lookTable(ctx context.Context, since uint64, sessions map[int]bool) (tab map[int]procInfo, stale map[int]bool, err error) {
 	ents, err := readPIDs(ctx)
 	if err != nil {
-		return nil, err
-	}
-	read := r.statHook
-	if read == nil {
-		read = readStat
+		return nil, nil, err
 	}
 	next := make(map[int]seenStat, len(ents))
-	tab := make(map[int]procInfo, len(ents))
-	for i, e := range ents {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+	tab = make(map[int]procInfo, len(ents))
+	// A stranger's parent is read at this look; the stranger itself only
+	// once its parent's reading is known.
+	parents := map[int]bool{}
+	var strangers []pidEntry
+	for _, e := range ents {
+		if s, ok := r.seen[e.pid]; ok && s.stranger && e.ino != 0 && s.ino == e.ino && !sessions[s.p.sid] && s.p.ppid > 0 {
+			parents[s.p.ppid] = true
+			strangers = append(strangers, e)
 		}
-		s, ok := r.seen[e.pid]
-		if !ok || e.ino == 0 || s.ino != e.ino || s.p.start >= since || sessions[s.p.sid] {
-			p, err := read(e.pid)
-			if err != nil {
-				continue // gone since the directory was read, or unparsable
-			}
-			s = seenStat{p: p, ino: e.ino}
-		}
+	}
+	fresh := make(map[int]bool, len(parents))
+	keep := func(e pidEntry, s seenStat) {
 		next[e.pid] = s
 		if !s.p.dead() {
 			tab[e.pid] = s.p
 		}
 	}
+	for i, e := range ents {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		s, ok := r.seen[e.pid]
+		if ok && s.stranger && e.ino != 0 && s.ino == e.ino && !sessions[s.p.sid] && s.p.ppid > 0 && !parents[e.pid] {
+			continue // below
+		}
+		if !ok || e.ino == 0 || s.ino != e.ino || s.p.start >= since || sessions[s.p.sid] || parents[e.pid] {
+			p, err := r.readStatForLook(e.pid)
+			if err != nil {
+				continue // gone since the directory was read, or unparsable
+			}
+			s = seenStat{p: p, ino: e.ino}
+			fresh[e.pid] = true
+		}
+		keep(e, s)
+	}
+	stale = map[int]bool{}
+	for _, e := range strangers {
+		if _, done := next[e.pid]; done || fresh[e.pid] {
+			continue // read above, as a stranger's parent
+		}
+		s := r.seen[e.pid]
+		parent, ok := next[s.p.ppid]
+		if ok && fresh[s.p.ppid] && parent.p.start == s.parentStart && !parent.p.dead() && !parent.p.exiting {
+			keep(e, s)
+			if !s.p.dead() {
+				stale[e.pid] = true
+			}
+			continue
+		}
+		p, err := r.readStatForLook(e.pid)
+		if err != nil {
+			continue
+		}
+		keep(e, seenStat{p: p, ino: e.ino})
+	}
 	r.seen = next
-	return tab, nil
+	return tab, stale, nil
+}
+
+// readStatForLook reads pid's stat for a look (through statHook in tests).
+func (r *Run) readStatForLook(pid int) (procInfo, error) {
+	if r.statHook != nil {
+		return r.statHook(pid)
+	}
+	return readStat(pid)
 }
 
 // environLimit bounds how much of an environment is read; the kernel caps a

@@ -94,11 +94,11 @@ func (r *Run) Look(ctx context.Context) ([]Owned, error) {
 	if r.sessions == nil {
 		r.sessions = map[int]bool{launchSID: true}
 	}
-	tab, err := r.lookTable(ctx, start, r.sessions)
+	tab, stale, err := r.lookTable(ctx, start, r.sessions)
 	if err != nil {
 		return nil, err
 	}
-	c := r.census(tab)
+	c := r.census(tab, stale)
 	out := make([]Owned, 0, len(c.owned))
 	for _, p := range c.sortedOwned() {
 		out = append(out, Owned{Proc: p.export(), ByRunID: c.byToken[p.pid]})
@@ -108,6 +108,19 @@ func (r *Run) Look(ctx context.Context) ([]Owned, error) {
 			// reads every process once more rather than rely on it.
 			r.sessions[p.sid] = true
 			r.seen = nil
+		}
+	}
+	// The strangers the next look may take from this one's reading: those
+	// whose parent lives, and is not exiting, now (see lookTable).
+	for _, k := range c.strangers {
+		s, ok := r.seen[k]
+		p, live := tab[k]
+		if _, owned := c.owned[k]; owned || !ok || !live {
+			continue
+		}
+		if parent, up := tab[p.ppid]; up && !parent.exiting && p.ppid > 0 {
+			s.p, s.stranger, s.parentStart = p, true, parent.start
+			r.seen[k] = s
 		}
 	}
 	return out, nil

@@ -254,6 +254,7 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 	c.samp = newSampler(pid, sc.Limits.Processes, func() ([]supervisor.Owned, error) {
 		return sup.Look(context.WithoutCancel(ctx))
 	})
+	defer c.samp.close()
 
 	chunks := make(chan chunk, 256)
 	view := startView(ports.TerminalView(ctx))
@@ -1174,7 +1175,7 @@ func (c *capture) coverage(out *ports.ProcessCapture) []ports.CoverageNote {
 	notes := []ports.CoverageNote{
 		{Scope: ports.ScopeProcess, Reason: sampled},
 		{Scope: ports.ScopeEnvironment, Reason: "the inherited host environment is not recorded"},
-		{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed; only listening TCP sockets held by the capture's processes are"},
+		{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed; only listening TCP sockets held by the capture's processes are, and not a socket handed to a process of the capture (descriptor passing) while it already listened, held by none of them, when more than two of them lived"},
 		{Scope: ports.ScopeTerminal, Reason: "the emulated terminal does not answer terminal queries (device attributes, cursor position reports)"},
 	}
 	if len(out.ObservationRoots) == 0 {

@@ -441,6 +441,28 @@ func TestLoopbackListener(t *testing.T) {
 	is.True(strings.Contains(text(c), "bye"))
 }
 
+// A socket that listens after its process was first looked at is found:
+// a look reads the namespace's listeners first, and reads every process's
+// descriptors when one appears that no earlier look explained.
+func TestLateLoopbackListener(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "listen"))
+	sc.Arguments = []string{"late"}
+	sc.Events = []ports.CaptureEvent{{AtMS: 800, Type: ports.EventInput, Data: "\n"}, {AtMS: 900, Type: ports.EventInput, Data: "\n"}}
+	sc.TimeoutMS = 10000
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	m := regexp.MustCompile(`127\.0\.0\.1:(\d+)`).FindStringSubmatch(strings.Join(rawText(c), ""))
+	is.True(m != nil)
+	port, _ := strconv.Atoi(m[1])
+	is.Equal(len(c.ListeningSockets), 1)
+	is.Equal(c.ListeningSockets[0].Port, port)
+	is.Equal(c.ListeningSockets[0].Address, "127.0.0.1")
+	is.Equal(c.ListeningSockets[0].PID, c.Processes[0].PID)
+	is.True(c.ListeningSockets[0].FirstSeenMS >= 800) // not before it listened
+}
+
 // A listener in a network namespace of the program's own is found: the
 // listening tables are read through a process of each namespace. Before,
 // they were read from rea's /proc/net, which lists rea's namespace only.

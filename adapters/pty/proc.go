@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 
@@ -63,7 +64,17 @@ type sampler struct {
 	// namespace's listening table and its socket descriptors.
 	netns        func(pid int) (string, error)
 	netTable     func(pid int, proto string) ([]byte, error)
-	socketInodes func(pid int) []string
+	socketInodes func(pid int) ([]string, bool)
+	// rea's own network namespace and its listeners (see
+	// sampleOwnNamespace); ownListeners nil: scan every process's
+	// descriptors at every look, as for another namespace. A look at no
+	// more than scanAllUpTo live processes scans them all: listing the
+	// listeners costs about as much as reading one or two processes'
+	// descriptors.
+	ownNS        string
+	ownListeners func() ([]protoListener, error)
+	scanAllUpTo  int
+	diag         *diagSocket
 
 	procs      map[procKey]*procRecord
 	order      []procKey
@@ -75,15 +86,30 @@ type sampler struct {
 	sockets    map[string]*ports.ListeningSocket
 	sockOrder  []string
 	listeners  map[string]bool // inodes of the sockets recorded as listening
+	foreign    map[string]bool // listening in rea's namespace, held by no process of the capture at the last full scan
+	scanned    map[procKey]bool
 	unreadable map[int]string
 }
 
 func newSampler(launcher int, limit int64, look func() ([]supervisor.Owned, error)) *sampler {
-	return &sampler{
+	s := &sampler{
 		launcher: launcher, limit: limit, look: look, argv: readArgv,
 		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes,
 		procs: map[procKey]*procRecord{}, sockets: map[string]*ports.ListeningSocket{},
 		unreadable: map[int]string{}, listeners: map[string]bool{},
+		foreign: map[string]bool{}, scanned: map[procKey]bool{},
+	}
+	if ns, err := supervisor.ReadProcLink(os.Getpid(), "ns/net"); err == nil {
+		s.diag = &diagSocket{}
+		s.ownNS, s.ownListeners, s.scanAllUpTo = ns, s.diag.listeners, 2
+	}
+	return s
+}
+
+// close releases what the sampler keeps open between looks.
+func (s *sampler) close() {
+	if s.diag != nil {
+		s.diag.close()
 	}
 }
 
@@ -161,7 +187,110 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 	return live
 }
 
-// sampleSockets records the listening TCP sockets the live processes hold.
+// sampleSockets records the listening TCP sockets the live processes hold:
+// those of rea's own network namespace by sampleOwnNamespace, the others
+// (and all of them when the kernel's socket diagnostics are unavailable)
+// by scanSockets.
+func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
+	rest := live
+	if len(live) <= s.scanAllUpTo {
+		// Every process is read: the next look that lists the listeners
+		// reads again every process it does not skip, and sampleOwnNamespace
+		// skips none but those it scanned itself.
+		clear(s.scanned)
+	} else if s.ownListeners != nil {
+		var here []supervisor.Proc
+		rest = nil
+		for _, p := range live {
+			ns, err := s.netns(p.PID)
+			switch {
+			case err != nil: // gone, or not ours to read
+			case ns == s.ownNS:
+				here = append(here, p)
+			default:
+				rest = append(rest, p)
+			}
+		}
+		if len(here) > 0 && !s.sampleOwnNamespace(here, atMS) {
+			rest = live
+		}
+	}
+	s.scanSockets(rest, atMS)
+}
+
+// sampleOwnNamespace records the listening sockets of rea's own network
+// namespace that the processes here (live, of that namespace) hold. It
+// reads the namespace's listeners first, through the kernel's socket
+// diagnostics (tens of microseconds), and reads a process's descriptors
+// (tens of microseconds a process) only when it must: every live process
+// of the namespace when a listener appears that no earlier look explained
+// (neither recorded as the capture's nor found, at the last such scan,
+// held by none of its processes: another program's), and otherwise only
+// the processes not scanned at an earlier look (new ones, which may hold a
+// listener they inherited or were handed). So a listener a process of the
+// capture opens, or a socket it makes listen, at any time, is found at the
+// first look that lists it, as before. What is not observed, while more
+// than scanAllUpTo processes of the capture live: a process already
+// scanned that is later handed (SCM_RIGHTS, pidfd_getfd) a socket that
+// was already listening, and that the last full scan found held by no
+// process of the capture, is not credited with it. It reports false
+// when the diagnostics failed; they are not used again.
+func (s *sampler) sampleOwnNamespace(here []supervisor.Proc, atMS int64) bool {
+	ls, err := s.ownListeners()
+	if err != nil {
+		s.ownListeners = nil
+		return false
+	}
+	byInode := make(map[string]protoListener, len(ls))
+	unexplained := false
+	for _, l := range ls {
+		byInode[l.inode] = l
+		if !s.listeners[l.inode] && !s.foreign[l.inode] {
+			unexplained = true
+		}
+	}
+	scanned := make(map[procKey]bool, len(here))
+	for _, p := range here {
+		k := procKey{p.PID, p.Start}
+		if !unexplained && s.scanned[k] {
+			scanned[k] = true
+			continue
+		}
+		inodes, ok := s.socketInodes(p.PID)
+		scanned[k] = ok // unreadable: read again at the next look
+		for _, in := range inodes {
+			if l, held := byInode[in]; held && !s.listeners[in] {
+				s.record(l.proto, l.listener, p.PID, atMS)
+			}
+		}
+	}
+	s.scanned = scanned
+	foreign := map[string]bool{}
+	for _, l := range ls {
+		if !s.listeners[l.inode] {
+			foreign[l.inode] = true
+		}
+	}
+	s.foreign = foreign
+	return true
+}
+
+// record records listener l, of protocol proto, held by pid.
+func (s *sampler) record(proto string, l listener, pid int, atMS int64) {
+	key := proto + " " + l.inode
+	if _, seen := s.sockets[key]; seen {
+		return
+	}
+	s.listeners[l.inode] = true
+	s.sockets[key] = &ports.ListeningSocket{
+		Protocol: proto, Address: l.addr.String(), Port: l.port,
+		Loopback: l.addr.IsLoopback(), PID: pid, FirstSeenMS: atMS,
+	}
+	s.sockOrder = append(s.sockOrder, key)
+}
+
+// scanSockets records the listening TCP sockets the processes live hold
+// by reading every one's descriptors at every look.
 //
 // A process sees the sockets of its own network namespace, so the listening
 // tables are read through a process of the namespace that holds the socket
@@ -171,13 +300,14 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 // here, however few sockets it lists), so a socket already recorded as a
 // listener does not make a look read it again; a connected socket does,
 // since a socket can listen later than it was made.
-func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
+func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64) {
 	var order []string
 	held := map[string]map[string]int{} // namespace -> socket inode -> the first pid holding it
 	through := map[string]int{}         // namespace -> a pid of it to read its tables through
 	for _, p := range live {
 		ns := ""
-		for _, in := range s.socketInodes(p.PID) {
+		inodes, _ := s.socketInodes(p.PID)
+		for _, in := range inodes {
 			if s.listeners[in] {
 				continue
 			}
@@ -207,16 +337,7 @@ func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 				if !ok {
 					continue
 				}
-				key := proto + " " + l.inode
-				if _, seen := s.sockets[key]; seen {
-					continue
-				}
-				s.listeners[l.inode] = true
-				s.sockets[key] = &ports.ListeningSocket{
-					Protocol: proto, Address: l.addr.String(), Port: l.port,
-					Loopback: l.addr.IsLoopback(), PID: pid, FirstSeenMS: atMS,
-				}
-				s.sockOrder = append(s.sockOrder, key)
+				s.record(proto, l, pid, atMS)
 			}
 		}
 	}
@@ -224,10 +345,11 @@ func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 
 // socketInodes returns the inodes of the sockets among pid's open files
 // (the first 4096). It reads with plain system calls (see
-// supervisor.ReadProcLink): it runs for every live process at each look.
-func socketInodes(pid int) []string {
+// supervisor.ReadProcLink). ok is false when the descriptors could not be
+// listed (the process is gone, or not ours to read).
+func socketInodes(pid int) (inodes []string, ok bool) {
 	var out []string
-	supervisor.ListProcDir(pid, "fd", 4096, func(n []byte) {
+	err := supervisor.ListProcDir(pid, "fd", 4096, func(n []byte) {
 		link, err := supervisor.ReadProcLink(pid, "fd/"+string(n))
 		if err != nil {
 			return
@@ -236,7 +358,7 @@ func socketInodes(pid int) []string {
 			out = append(out, strings.TrimSuffix(in, "]"))
 		}
 	})
-	return out
+	return out, err == nil
 }
 
 // netnsOf names pid's network namespace (net:[INODE]).

@@ -3,6 +3,7 @@
 package pty
 
 import (
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -133,7 +134,7 @@ func TestListeningTablesAreReadPerNamespaceForNewSockets(t *testing.T) {
 	i := 0
 	s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) { return owned(tab), nil })
 	s.argv = func(int) ([]string, bool) { return []string{"x"}, true }
-	s.socketInodes = func(pid int) []string { return holds[i][pid] }
+	s.socketInodes = func(pid int) ([]string, bool) { return holds[i][pid], true }
 	s.netns = func(pid int) (string, error) {
 		if pid == b {
 			return "net:[2]", nil
@@ -209,4 +210,88 @@ func TestArgvIsReadOncePerImage(t *testing.T) {
 	}
 	is.Equal(history[child], []string{"sh", "sh a.sh", "sh b.sh"})
 	is.Equal(history[other], []string{"x", "y"})
+}
+
+// In rea's own network namespace a look reads the namespace's listeners
+// first and a process's descriptors only when it must: when a listener
+// appears that no earlier look explained (every live process is then
+// read), and for a process no earlier look read. A listener a process
+// opens after its first look is found at the first look that lists it;
+// another program's listener is read for once; a new process holding it
+// (inherited, or handed) is credited with it. Before, every look read
+// every live process's descriptors.
+func TestOwnNamespaceDescriptorsAreReadWhenAListenerIsUnexplained(t *testing.T) {
+	is := is.New(t)
+	const sh, a, c = 5000031, 5000032, 5000033
+	proc := func(pid, ppid int, start uint64) supervisor.Proc {
+		return supervisor.Proc{PID: pid, PPID: ppid, PGID: sh, SID: sh, Start: start, State: 'S', Comm: "x"}
+	}
+	two := map[int]supervisor.Proc{sh: proc(sh, 1, 100), a: proc(a, sh, 101)}
+	three := map[int]supervisor.Proc{sh: proc(sh, 1, 100), a: proc(a, sh, 101), c: proc(c, sh, 103)}
+	l := func(port int, inode string) protoListener {
+		return protoListener{proto: "tcp", listener: listener{addr: net.IPv4(127, 0, 0, 1).To4(), port: port, inode: inode}}
+	}
+	looks := []struct {
+		tab       map[int]supervisor.Proc
+		holds     map[int][]string
+		listening []protoListener
+	}{
+		{two, map[int][]string{a: {"900"}}, nil},                                                         // a's socket does not listen yet
+		{two, map[int][]string{a: {"900"}}, nil},                                                         // nothing new: nothing read
+		{two, map[int][]string{a: {"900"}}, []protoListener{l(8080, "900")}},                             // a's socket listens
+		{two, map[int][]string{a: {"900"}}, []protoListener{l(8080, "900")}},                             // explained
+		{two, map[int][]string{a: {"900"}}, []protoListener{l(8080, "900"), l(22, "999")}},               // another program's
+		{three, map[int][]string{a: {"900"}, c: {"999"}}, []protoListener{l(8080, "900"), l(22, "999")}}, // c holds it
+		{three, map[int][]string{a: {"900"}, c: {"999"}}, []protoListener{l(8080, "900"), l(22, "999")}},
+	}
+	i := 0
+	s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) { return owned(looks[i].tab), nil })
+	s.argv = func(int) ([]string, bool) { return []string{"x"}, true }
+	s.netns = func(int) (string, error) { return "net:[1]", nil }
+	s.ownNS, s.scanAllUpTo = "net:[1]", 0
+	s.ownListeners = func() ([]protoListener, error) { return looks[i].listening, nil }
+	s.netTable = func(pid int, proto string) ([]byte, error) {
+		t.Errorf("look %d read the %s table through %d", i, proto, pid)
+		return nil, nil
+	}
+	reads := map[int][]int{} // look -> pids whose descriptors it read
+	s.socketInodes = func(pid int) ([]string, bool) {
+		reads[i] = append(reads[i], pid)
+		return looks[i].holds[pid], true
+	}
+	for i = range looks {
+		s.sample(int64(i) * 50)
+	}
+	is.Equal(reads, map[int][]int{
+		0: {sh, a}, // new
+		2: {sh, a}, // 900 unexplained
+		4: {sh, a}, // 999 unexplained: another program's
+		5: {c},     // new
+	})
+	got := s.listening()
+	is.Equal(len(got), 2)
+	is.Equal([]int{got[0].PID, got[0].Port, int(got[0].FirstSeenMS)}, []int{a, 8080, 100})
+	is.Equal([]int{got[1].PID, got[1].Port, int(got[1].FirstSeenMS)}, []int{c, 22, 250})
+}
+
+// A look at one or two processes reads their descriptors, not the
+// namespace's listeners, which cost about as much: a lone program's
+// capture does not pay for the listing at every look.
+func TestFewProcessesAreReadWithoutListingTheListeners(t *testing.T) {
+	is := is.New(t)
+	const sh = 5000041
+	tab := map[int]supervisor.Proc{sh: {PID: sh, PPID: 1, PGID: sh, SID: sh, Start: 100, State: 'S', Comm: "x"}}
+	s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) { return owned(tab), nil })
+	s.argv = func(int) ([]string, bool) { return []string{"x"}, true }
+	s.netns = func(int) (string, error) { return "net:[1]", nil }
+	s.ownNS, s.scanAllUpTo = "net:[1]", 2
+	listed := 0
+	s.ownListeners = func() ([]protoListener, error) { listed++; return nil, nil }
+	reads := 0
+	s.socketInodes = func(int) ([]string, bool) { reads++; return nil, true }
+	for i := range 3 {
+		s.sample(int64(i) * 50)
+	}
+	is.Equal(listed, 0)
+	is.Equal(reads, 3)
 }

@@ -6,11 +6,13 @@
 // and run the two alternately, a run of each at a time, reading the load
 // average it prints.
 //
-// Usage: go run ./bench/capturecpu [-work fanout|sleepfan|make] [-n 1] [-cpuprofile FILE] [-list]
+// Usage: go run ./bench/capturecpu [-work fanout|sleepfan|make|listenlate] [-n 1] [-cpuprofile FILE] [-list]
 //
 //	fanout    sh runs /bin/true 200 times, one at a time
 //	sleepfan  sh starts 200 sleep 2 at once and waits for them
 //	make      make -j2 of nine small C files (gcc), in a temporary directory
+//	listenlate  sh starts 50 sleep 2 at once, then python3 listens on a
+//	          loopback port half a second after its start, for a second
 package main
 
 import (
@@ -35,7 +37,7 @@ func cpu() time.Duration {
 }
 
 func main() {
-	work := flag.String("work", "fanout", "fanout, sleepfan or make")
+	work := flag.String("work", "fanout", "fanout, sleepfan, make or listenlate")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the captures to this file")
 	n := flag.Int("n", 1, "captures")
 	list := flag.Bool("list", false, "also print each captured process: pid, parent, first and last look, command")
@@ -46,6 +48,8 @@ func main() {
 		sc.Arguments = []string{"-c", "for i in $(seq 200); do /bin/true; done"}
 	case "sleepfan":
 		sc.Arguments = []string{"-c", "for i in $(seq 200); do sleep 2 & done; wait"}
+	case "listenlate":
+		sc.Arguments = []string{"-c", "for i in $(seq 50); do sleep 2 & done; python3 -c 'import socket, time\ntime.sleep(0.5)\ns = socket.socket()\ns.bind((\"127.0.0.1\", 0))\ns.listen()\ntime.sleep(1)'; wait"}
 	case "make":
 		dir, err := project()
 		if err != nil {
@@ -78,8 +82,8 @@ func main() {
 			os.Exit(1)
 		}
 		load, _ := os.ReadFile("/proc/loadavg")
-		fmt.Printf("%s cpu_ms=%d wall_ms=%d processes=%d exit=%s load=%s\n", *work, (cpu() - c0).Milliseconds(),
-			time.Since(t0).Milliseconds(), len(c.Processes), c.Exit.Reason, strings.Fields(string(load))[0])
+		fmt.Printf("%s cpu_ms=%d wall_ms=%d processes=%d listening=%d exit=%s load=%s\n", *work, (cpu() - c0).Milliseconds(),
+			time.Since(t0).Milliseconds(), len(c.Processes), len(c.ListeningSockets), c.Exit.Reason, strings.Fields(string(load))[0])
 		if *list {
 			for _, p := range c.Processes {
 				fmt.Printf("  pid=%d ppid=%d seen=%d..%d %q\n", p.PID, p.ParentPID, p.FirstSeenMS, p.LastSeenMS, strings.Join(p.Argv, " "))
