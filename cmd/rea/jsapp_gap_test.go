@@ -49,6 +49,46 @@ func TestJSAppCutArrayIsMarked(t *testing.T) {
 	}
 }
 
+// A system call with more arguments than the engine keeps, and one with
+// an object argument of more properties than it keeps, are marked as the
+// cut array is: the arguments end with "…" (not trimmed as a trailing
+// callback's is), the node is not literal, and the result has a
+// limitation per kind naming the file. Before, both were cut silently:
+// execFile("tool", "1", ..., "7") read as a literal call of 8 arguments.
+func TestJSAppCutArgumentsAreMarked(t *testing.T) {
+	var args, props []string
+	for i := 1; i <= 9; i++ {
+		args = append(args, strconv.Quote(strconv.Itoa(i)))
+	}
+	for i := 1; i <= 33; i++ {
+		props = append(props, "k"+strconv.Itoa(i)+": 1")
+	}
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"cut","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": "const { execFile, spawn } = require(\"child_process\");\nexecFile(\"tool\", " + strings.Join(args, ", ") + ");\n" +
+			"spawn(\"other\", [], {" + strings.Join(props, ", ") + "});\n"})})
+	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]any{}
+	for _, n := range g.Nodes {
+		if n.Kind == "system-api" && n.Observations[0].Label != nil {
+			labels[*n.Observations[0].Label] = n.Observations[0].Properties["literal"]
+		}
+	}
+	want := "child_process.execFile(\"tool\", " + strings.Join(args[:7], ", ") + ", …)"
+	if lit, ok := labels[want]; !ok || lit != false {
+		t.Errorf("system-api nodes %v, want %q not literal", labels, want)
+	}
+	for _, w := range []string{"main.js: Recorded calls' arguments cut at 8", "main.js: Object arguments of recorded calls cut at 32 properties"} {
+		if !slices.ContainsFunc(g.Limitations, func(l string) bool { return strings.HasPrefix(l, w) }) {
+			t.Errorf("limitations %q, want one starting %q", g.Limitations, w)
+		}
+	}
+}
+
 // fs's recursive copies are storage with a source and a destination, as
 // copyFile is, on a binding that provably came from fs (require("fs"),
 // node:fs/promises, fs.promises, a renamed binding); a cp of anything
