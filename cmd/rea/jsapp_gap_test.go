@@ -135,6 +135,51 @@ function f(fs) { fs.cp("/tmp/cp/no3", "/tmp/cp/no4"); }
 	}
 }
 
+// fs's storage operations are storage by the binding's module, whatever
+// the file named it: a renamed destructured binding (w), a renamed import
+// of node:fs/promises (wf), fs.promises on a renamed require (files); a
+// call on a local object or a parameter that is merely named fs or fsp is
+// not. Before, the callee's text decided: the renamed bindings were not
+// storage, and the local fs and fsp were.
+func TestJSAppFsBindingIsStorage(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"fsbind","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": `const { writeFileSync: w } = require("fs");
+const files = require("fs");
+require("./store.mjs");
+w("/tmp/fsb/a", "x");
+files.promises.readFile("/tmp/fsb/c");
+const fs = { writeFileSync(p, d) {} };
+fs.writeFileSync("/tmp/fsb/no1", "x");
+function f(fsp) { return fsp.readFile("/tmp/fsb/no2"); }
+`,
+		"store.mjs": `import { writeFile as wf } from "node:fs/promises";
+wf("/tmp/fsb/b", "x");
+`})})
+	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := map[string]string{}
+	for _, n := range g.Nodes {
+		if n.Observations[0].Label != nil {
+			label[n.NodeID] = *n.Observations[0].Label
+		}
+	}
+	var got []string
+	for _, e := range g.Edges {
+		if e.Relation == "persists_to" {
+			got = append(got, label[e.TargetNodeID]+" "+e.Properties["api"].(string)+" "+e.Properties["operation"].(string))
+		}
+	}
+	slices.Sort(got)
+	want := []string{"fs:/tmp/fsb/a w writeFileSync", "fs:/tmp/fsb/b wf writeFile", "fs:/tmp/fsb/c files.promises.readFile readFile"}
+	if !slices.Equal(got, want) {
+		t.Errorf("persists_to edges:\n got %q\nwant %q", got, want)
+	}
+}
+
 // A member the preload exposes by name is linked to the channel its
 // function invokes, with the member, as an inline member is: a const
 // arrow ({open}), a function declared after the call ({save: save}), and
