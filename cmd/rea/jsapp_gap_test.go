@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -316,11 +317,30 @@ later.open = (e) => fs.readFileSync("/tmp/ra/later.txt");
 			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
 		}
 	}
-	for _, ch := range []string{"infn", "later"} {
-		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": ch}, "outgoing") {
-			if p.Labels[1] != "main.js" {
-				t.Errorf("outgoing trace from %s goes through %q, want main.js (the handler is not known)", ch, p.Labels[1])
-			}
+	// Where the handler is not known, a trace from its channel stops at
+	// the file, through a node standing for the member, and says why.
+	// Before, it went on from the file to everything main.js does.
+	for ch, member := range map[string]string{"infn": "inFn.open", "later": "later.open"} {
+		tr := jaCall(t, s, "trace_application_feature", map[string]any{
+			"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
+			"seed":        map[string]any{"kind": "ipc-channel", "value": ch}, "direction": "outgoing"})
+		var out struct {
+			Paths []tracePath `json:"paths"`
+		}
+		if err := json.Unmarshal(tr.NormalizedResult, &out); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range out.Paths {
+			got = append(got, strings.Join(p.Labels, " > "))
+		}
+		if want := []string{"ipc " + ch + " > function " + member + " in main.js > main.js"}; !slices.Equal(got, want) {
+			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
+		}
+		if !slices.ContainsFunc(tr.Limitations, func(l string) bool {
+			return strings.HasPrefix(l, "The trace stops at main.js for the handler that is not known (ipcMain.handle(\""+ch+"\") handler ")
+		}) {
+			t.Errorf("trace from %s limitations %q, want one naming the unknown handler", ch, tr.Limitations)
 		}
 	}
 	var why []string

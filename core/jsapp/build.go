@@ -1717,7 +1717,9 @@ func (b *jsappBuilder) handlerPhase() {
 				h = b.importedHandler(a, i)
 			}
 			if h.fn == "" {
-				b.unknownHandler(a, i, name, off) // gap_handlers.go
+				h = b.unknownHandler(a, i, name, off) // gap_handlers.go
+			}
+			if h.fn == "" {
 				continue
 			}
 			if b.handlerFns == nil {
