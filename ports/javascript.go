@@ -284,8 +284,8 @@ type JSCall struct {
 	// ("ipcMain.handle" for i.handle after const {ipcMain: i} = require("electron")).
 	Module   string
 	Member   string
-	Args     []JSValue
-	InModule int // see JSImport.InModule
+	Args     []JSValue // the first arguments; cut at the engine's bound as JSValue.Items are
+	InModule int       // see JSImport.InModule
 }
 
 // Value kinds (JSValue.Kind).
@@ -334,9 +334,13 @@ type JSValue struct {
 	Offset int64
 	// Parts are a template's substitutions (as values) in order.
 	Parts []JSValue
-	Args  []JSValue // for call and new
+	Args  []JSValue // for call and new; cut at the engine's bound as Items are
 	Props []JSProp  // for object
 	Items []JSValue // for array; one cut at the engine's bound ends with an item of kind other, Value "…"
+	// PropsCut: the object has more properties than the engine keeps;
+	// Props holds the first ones (no property stands for the rest, so
+	// Props stays the object's keys).
+	PropsCut bool
 }
 
 // JSProp is one object property with a literal (non-computed) key.

@@ -391,8 +391,9 @@ type walker struct {
 	// assignments to const objects' members (reassign.go)
 	memberSets map[memberKey]*memberSet
 	roots      map[string]bool
-	arraysCut  int     // arrays of captured arguments cut at maxArrayItems
-	tables     [][]int // module indices of each table, in source order
+	cuts       [cutKinds]int      // captured values cut at the engine's bounds (cut)
+	cutNodes   map[tjs.INode]bool // the values counted in cuts
+	tables     [][]int       // module indices of each table, in source order
 	hasESM     bool
 	hasCJS     bool
 	steps      int
@@ -1379,7 +1380,8 @@ func (w *walker) nameOffset(x tjs.IExpr, depth int) int64 {
 func (w *walker) values(args []tjs.Arg) []ports.JSValue {
 	var out []ports.JSValue
 	for i, a := range args {
-		if i >= 8 {
+		if i >= maxCallArgs {
+			out = append(out, w.cut(cutArgs, a.Value))
 			break
 		}
 		out = append(out, w.value(a.Value, 0))
@@ -1510,7 +1512,8 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 		if p, _, ok := w.calleePath(t.X, 0); ok {
 			v.Kind, v.Value = ports.JSValCall, p
 			for i, a := range t.Args.List {
-				if i >= 8 {
+				if i >= maxCallArgs {
+					v.Args = append(v.Args, w.cut(cutArgs, a.Value))
 					break
 				}
 				v.Args = append(v.Args, w.value(a.Value, depth+1))
@@ -1521,7 +1524,8 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 			v.Kind, v.Value = ports.JSValNew, p
 			if t.Args != nil {
 				for i, a := range t.Args.List {
-					if i >= 8 {
+					if i >= maxCallArgs {
+						v.Args = append(v.Args, w.cut(cutArgs, a.Value))
 						break
 					}
 					v.Args = append(v.Args, w.value(a.Value, depth+1))
@@ -1531,7 +1535,11 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 	case *tjs.ObjectExpr:
 		v.Kind = ports.JSValObject
 		for _, p := range t.List {
-			if len(v.Props) >= 32 {
+			if len(v.Props) >= maxObjectProps {
+				// Props is data (a schema's property names): the cut is
+				// said by PropsCut, not by a property standing for it.
+				v.PropsCut = true
+				w.cut(cutProps, t)
 				break
 			}
 			if p.Spread || p.Name == nil {
@@ -1553,10 +1561,7 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 			if i >= maxArrayItems {
 				// Cut, and said so: a reader must not take the array
 				// for written out in full (spawn's arguments).
-				v.Items = append(v.Items, cutItems)
-				if !w.noMutable { // the second capture of a provisional call's arguments
-					w.arraysCut++
-				}
+				v.Items = append(v.Items, w.cut(cutItemsKind, t))
 				break
 			}
 			v.Items = append(v.Items, w.value(e.Value, depth+1))
@@ -1981,15 +1986,53 @@ func (w *walker) finish() {
 	if w.f.ModulesOmitted > 0 {
 		w.f.Limitations = append(w.f.Limitations, fmt.Sprintf("%d bundled modules beyond the first %d were not recorded.", w.f.ModulesOmitted, w.lim.MaxModules))
 	}
-	if w.arraysCut > 0 {
-		w.f.Limitations = append(w.f.Limitations, fmt.Sprintf("Array arguments of recorded calls cut at %d items, the rest not recorded (\"…\" ends each): %d.", maxArrayItems, w.arraysCut))
+	for k, n := range w.cuts {
+		if n > 0 {
+			w.f.Limitations = append(w.f.Limitations, fmt.Sprintf(cutLimitations[k], n))
+		}
 	}
 }
 
-// maxArrayItems bounds the items of an array argument (ports.JSValue
-// Items); an array cut there ends with cutItems.
-const maxArrayItems = 16
+// The bounds of a captured value: the items of an array, the properties
+// of an object, the arguments of a call (ports.JSValue Items, Props and
+// Args, and ports.JSCall Args). A list cut there ends with cutItems; an
+// object cut there has PropsCut.
+const (
+	maxArrayItems  = 16
+	maxObjectProps = 32
+	maxCallArgs    = 8
+)
 
-// cutItems ends an array argument cut at maxArrayItems: not a value of
-// the source, the items it stands for were not recorded.
+// cutItems ends a list cut at its bound: not a value of the source, the
+// items it stands for were not recorded.
 var cutItems = ports.JSValue{Kind: ports.JSValOther, Value: "…", Offset: -1}
+
+// What a cut cuts: the index into walker.cuts and cutLimitations.
+const (
+	cutItemsKind = iota
+	cutProps
+	cutArgs
+	cutKinds
+)
+
+// cutLimitations say, per file, how many values of each kind were cut.
+var cutLimitations = [cutKinds]string{
+	cutItemsKind: "Array arguments of recorded calls cut at " + strconv.Itoa(maxArrayItems) + " items, the rest not recorded (\"…\" ends each): %d.",
+	cutProps:     "Object arguments of recorded calls cut at " + strconv.Itoa(maxObjectProps) + " properties, the rest not recorded: %d.",
+	cutArgs:      "Recorded calls' arguments cut at " + strconv.Itoa(maxCallArgs) + ", the rest not recorded (\"…\" ends each): %d.",
+}
+
+// cut counts value x, of kind k, cut at its bound and returns cutItems,
+// the item that ends a cut list. Each value counts once, however often it
+// is captured: a call's arguments as its own record and as another's
+// argument, a provisional call's arguments twice (consts.go).
+func (w *walker) cut(k int, x tjs.INode) ports.JSValue {
+	if !w.cutNodes[x] {
+		if w.cutNodes == nil {
+			w.cutNodes = map[tjs.INode]bool{}
+		}
+		w.cutNodes[x] = true
+		w.cuts[k]++
+	}
+	return cutItems
+}

@@ -46,7 +46,9 @@ func FuzzFacts(f *testing.F) {
 		// CommonJS re-exports, members by name, reassigned members, a cut array
 		`module.exports=require("./h");const g=require("./x");exports.a=g.b;exports.c=require("./y").c;const{d}=require("./z");module.exports={d,e}`,
 		`const h={o(){f()}},k={};h.o=function(){g()};k.p=()=>1;if(x){k.q=()=>2}function s(){h.o=0}on("a",h.o,k.p,k.q);w(()=>on("b",h.o));h.o=()=>3`,
-		`const o=(p)=>i.invoke("x",p);const{m}=require("./m");contextBridge.exposeInMainWorld("a",{o,m,n:n,s});function s(){}f([1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,[18]])`} {
+		`const o=(p)=>i.invoke("x",p);const{m}=require("./m");contextBridge.exposeInMainWorld("a",{o,m,n:n,s});function s(){}f([1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,[18]])`,
+		// cut arguments and objects
+		`let v=1;f(v,2,3,4,5,6,7,g(1,2,3,4,5,6,7,8,9),9,10);new G({a,b:1,c:2,d:3,e:4,f:5,g:6,h:7,i:8,j:9,k:0,l:1,m:2,n:3,o:4,p:5,q:6,r:7,s:8,t:9,u:0,v:1,w:2,x:3,y:4,z:5,A:6,B:7,C:8,D:9,E:0,F:1,G:2,H:3})`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,6 +50,46 @@ func TestJSAppCutArrayIsMarked(t *testing.T) {
 	}
 }
 
+// A system call with more arguments than the engine keeps, and one with
+// an object argument of more properties than it keeps, are marked as the
+// cut array is: the arguments end with "…" (not trimmed as a trailing
+// callback's is), the node is not literal, and the result has a
+// limitation per kind naming the file. Before, both were cut silently:
+// execFile("tool", "1", ..., "7") read as a literal call of 8 arguments.
+func TestJSAppCutArgumentsAreMarked(t *testing.T) {
+	var args, props []string
+	for i := 1; i <= 9; i++ {
+		args = append(args, strconv.Quote(strconv.Itoa(i)))
+	}
+	for i := 1; i <= 33; i++ {
+		props = append(props, "k"+strconv.Itoa(i)+": 1")
+	}
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"cut","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": "const { execFile, spawn } = require(\"child_process\");\nexecFile(\"tool\", " + strings.Join(args, ", ") + ");\n" +
+			"spawn(\"other\", [], {" + strings.Join(props, ", ") + "});\n"})})
+	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]any{}
+	for _, n := range g.Nodes {
+		if n.Kind == "system-api" && n.Observations[0].Label != nil {
+			labels[*n.Observations[0].Label] = n.Observations[0].Properties["literal"]
+		}
+	}
+	want := "child_process.execFile(\"tool\", " + strings.Join(args[:7], ", ") + ", …)"
+	if lit, ok := labels[want]; !ok || lit != false {
+		t.Errorf("system-api nodes %v, want %q not literal", labels, want)
+	}
+	for _, w := range []string{"main.js: Recorded calls' arguments cut at 8", "main.js: Object arguments of recorded calls cut at 32 properties"} {
+		if !slices.ContainsFunc(g.Limitations, func(l string) bool { return strings.HasPrefix(l, w) }) {
+			t.Errorf("limitations %q, want one starting %q", g.Limitations, w)
+		}
+	}
+}
+
 // fs's recursive copies are storage with a source and a destination, as
 // copyFile is, on a binding that provably came from fs (require("fs"),
 // node:fs/promises, fs.promises, a renamed binding); a cp of anything
@@ -90,6 +131,51 @@ function f(fs) { fs.cp("/tmp/cp/no3", "/tmp/cp/no4"); }
 		"fs:/tmp/cp/c fsp.cp cp source", "fs:/tmp/cp/d fsp.cp cp destination",
 		"fs:/tmp/cp/e fs.promises.cp cp source", "fs:/tmp/cp/f fs.promises.cp cp destination",
 		"fs:/tmp/cp/g copy cpSync source", "fs:/tmp/cp/h copy cpSync destination"}
+	if !slices.Equal(got, want) {
+		t.Errorf("persists_to edges:\n got %q\nwant %q", got, want)
+	}
+}
+
+// fs's storage operations are storage by the binding's module, whatever
+// the file named it: a renamed destructured binding (w), a renamed import
+// of node:fs/promises (wf), fs.promises on a renamed require (files); a
+// call on a local object or a parameter that is merely named fs or fsp is
+// not. Before, the callee's text decided: the renamed bindings were not
+// storage, and the local fs and fsp were.
+func TestJSAppFsBindingIsStorage(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"fsbind","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": `const { writeFileSync: w } = require("fs");
+const files = require("fs");
+require("./store.mjs");
+w("/tmp/fsb/a", "x");
+files.promises.readFile("/tmp/fsb/c");
+const fs = { writeFileSync(p, d) {} };
+fs.writeFileSync("/tmp/fsb/no1", "x");
+function f(fsp) { return fsp.readFile("/tmp/fsb/no2"); }
+`,
+		"store.mjs": `import { writeFile as wf } from "node:fs/promises";
+wf("/tmp/fsb/b", "x");
+`})})
+	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := map[string]string{}
+	for _, n := range g.Nodes {
+		if n.Observations[0].Label != nil {
+			label[n.NodeID] = *n.Observations[0].Label
+		}
+	}
+	var got []string
+	for _, e := range g.Edges {
+		if e.Relation == "persists_to" {
+			got = append(got, label[e.TargetNodeID]+" "+e.Properties["api"].(string)+" "+e.Properties["operation"].(string))
+		}
+	}
+	slices.Sort(got)
+	want := []string{"fs:/tmp/fsb/a w writeFileSync", "fs:/tmp/fsb/b wf writeFile", "fs:/tmp/fsb/c files.promises.readFile readFile"}
 	if !slices.Equal(got, want) {
 		t.Errorf("persists_to edges:\n got %q\nwant %q", got, want)
 	}
@@ -231,11 +317,30 @@ later.open = (e) => fs.readFileSync("/tmp/ra/later.txt");
 			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
 		}
 	}
-	for _, ch := range []string{"infn", "later"} {
-		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": ch}, "outgoing") {
-			if p.Labels[1] != "main.js" {
-				t.Errorf("outgoing trace from %s goes through %q, want main.js (the handler is not known)", ch, p.Labels[1])
-			}
+	// Where the handler is not known, a trace from its channel stops at
+	// the file, through a node standing for the member, and says why.
+	// Before, it went on from the file to everything main.js does.
+	for ch, member := range map[string]string{"infn": "inFn.open", "later": "later.open"} {
+		tr := jaCall(t, s, "trace_application_feature", map[string]any{
+			"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
+			"seed":        map[string]any{"kind": "ipc-channel", "value": ch}, "direction": "outgoing"})
+		var out struct {
+			Paths []tracePath `json:"paths"`
+		}
+		if err := json.Unmarshal(tr.NormalizedResult, &out); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range out.Paths {
+			got = append(got, strings.Join(p.Labels, " > "))
+		}
+		if want := []string{"ipc " + ch + " > function " + member + " in main.js > main.js"}; !slices.Equal(got, want) {
+			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
+		}
+		if !slices.ContainsFunc(tr.Limitations, func(l string) bool {
+			return strings.HasPrefix(l, "The trace stops at main.js for the handler that is not known (ipcMain.handle(\""+ch+"\") handler ")
+		}) {
+			t.Errorf("trace from %s limitations %q, want one naming the unknown handler", ch, tr.Limitations)
 		}
 	}
 	var why []string

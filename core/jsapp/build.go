@@ -1321,9 +1321,8 @@ func storageArea(c ports.JSCall) (area, op string) {
 		return "localStorage", last
 	case (c.Callee == "indexedDB.open" || strings.HasSuffix(c.Callee, ".indexedDB.open")):
 		return "indexedDB", "open"
-	case fsOps[last] && (c.Module == "fs" || c.Module == "node:fs" || c.Module == "fs/promises" || c.Module == "node:fs/promises" || c.Module == "original-fs" ||
-		strings.HasPrefix(c.Callee, "fs.") || strings.HasPrefix(c.Callee, "fsp.") || strings.Contains(c.Callee, "fs.promises.")):
-		return "fs", last
+	case fsOp(c) != "": // by the binding's module (gap_fs.go)
+		return "fs", fsOp(c)
 	}
 	return "", ""
 }
@@ -1718,7 +1717,9 @@ func (b *jsappBuilder) handlerPhase() {
 				h = b.importedHandler(a, i)
 			}
 			if h.fn == "" {
-				b.unknownHandler(a, i, name, off) // gap_handlers.go
+				h = b.unknownHandler(a, i, name, off) // gap_handlers.go
+			}
+			if h.fn == "" {
 				continue
 			}
 			if b.handlerFns == nil {

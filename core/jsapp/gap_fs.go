@@ -13,6 +13,28 @@ import (
 // import of fs, node:fs, fs/promises (or Electron's original-fs), not a
 // callee that merely starts with fs.
 
+// fsOp is the storage operation call c makes on a binding from fs (a
+// name of fsOps, as fs names it: writeFileSync after const {writeFileSync:
+// w} = require("fs"), readFile on fs.promises), or "". The binding's module
+// decides, not the callee's text: fs.writeFileSync on a local object or a
+// parameter named fs is not storage, w(p) on fs's writeFileSync is. fs-extra
+// and graceful-fs hand out fs's own functions under fs's names.
+func fsOp(c ports.JSCall) string {
+	switch strings.TrimPrefix(c.Module, "node:") {
+	case "fs", "fs/promises", "original-fs", "fs-extra", "graceful-fs":
+	default:
+		return ""
+	}
+	op := c.Member
+	if i := strings.LastIndexByte(op, '.'); i >= 0 {
+		op = op[i+1:]
+	}
+	if !fsOps[op] {
+		return ""
+	}
+	return op
+}
+
 // fsCopySelectors select the copies by their module
 // (ports.JSCallSelector.ModuleLastNames).
 var fsCopySelectors = []string{"fs:cp", "fs:cpSync", "fs/promises:cp", "original-fs:cp", "original-fs:cpSync"}

@@ -330,6 +330,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	if l := stoppedBy(cuts); l != "" {
 		lims = append(lims, l)
 	}
+	lims = append(lims, unresolvedHandlerNotes(ix, seen)...) // gap_handlers.go
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lims}, nil
 }
 

@@ -95,7 +95,7 @@ func systemArguments(c ports.JSCall) (first, all string, literal bool) {
 	for _, v := range c.Args {
 		texts = append(texts, exprText(v, 0))
 	}
-	for len(texts) > 0 && texts[len(texts)-1] == "…" {
+	for len(texts) > 0 && texts[len(texts)-1] == "…" && !isCutMarker(c.Args[len(texts)-1]) {
 		texts = texts[:len(texts)-1]
 	}
 	for _, v := range c.Args[:len(texts)] {
@@ -111,6 +111,13 @@ func systemArguments(c ports.JSCall) (first, all string, literal bool) {
 		return first, "…", false
 	}
 	return first, boundText(strings.Join(texts, ", ")), literal
+}
+
+// isCutMarker reports the item that ends a list the engine cut at its
+// bound (ports.JSValue Items, Args): it stays, so the text ends with "…"
+// and the call is not literal.
+func isCutMarker(v ports.JSValue) bool {
+	return v.Kind == ports.JSValOther && v.Value == "…"
 }
 
 // constantValue reports a value the source writes out in full: a string,
