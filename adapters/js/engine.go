@@ -393,7 +393,7 @@ type walker struct {
 	roots      map[string]bool
 	cuts       [cutKinds]int      // captured values cut at the engine's bounds (cut)
 	cutNodes   map[tjs.INode]bool // the values counted in cuts
-	tables     [][]int       // module indices of each table, in source order
+	tables     [][]int            // module indices of each table, in source order
 	hasESM     bool
 	hasCJS     bool
 	steps      int
