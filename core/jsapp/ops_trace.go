@@ -229,6 +229,14 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	}
 	steps, seen, edgesSeen, edgeByID := walk.steps, walk.seen, walk.edgesSeen, walk.edgeByID
 	seeds = seeds[:min(len(seeds), lim.nodes)]
+	ids := append([]string{}, seeds...)
+	for _, s := range steps {
+		ids = append(ids, s.node)
+	}
+	labelOf := traceLabels(ix, ids)
+	node := func(id string) TraceNode {
+		return TraceNode{NodeID: id, Kind: ix.nodes[id].Kind, Label: labelOf[id]}
+	}
 	// Paths end at leaves of the traversal tree.
 	hasChild := make([]bool, len(steps))
 	for _, s := range steps {
@@ -253,7 +261,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		inference := false
 		for j := i; j >= 0; j = steps[j].prev {
 			nodes = append(nodes, steps[j].node)
-			label := humanLabel(ix, ix.nodes[steps[j].node])
+			label := labelOf[steps[j].node]
 			if steps[j].edge != "" {
 				edges = append(edges, steps[j].edge)
 				e := edgeByID[steps[j].edge]
@@ -283,12 +291,12 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	}
 	matches := make([]TraceNode, 0, len(seeds))
 	for _, s := range seeds {
-		matches = append(matches, traceNode(ix, ix.nodes[s]))
+		matches = append(matches, node(s))
 	}
 	var gnodes []TraceNode
 	for _, s := range steps {
 		if !s.again {
-			gnodes = append(gnodes, traceNode(ix, ix.nodes[s.node]))
+			gnodes = append(gnodes, node(s.node))
 		}
 	}
 	var gedges []map[string]any
