@@ -21,7 +21,8 @@ func opTraceApplicationFeature() *core.Operation {
 		Description: "Trace one feature through a JavaScript application graph (analyze_javascript_application Evidence, inline or retained): " +
 			"seed by module path, string literal (or a computed storage key's expression, or a system API: shell.openExternal), route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
 			"outgoing, incoming or both within bounded depth. Paths list their node and edge IDs with a human label per node (file, module, " +
-			"original source, channel), the relation and location (path, offset, line, column, else unknown_reason) per step, end kind, authorities and whether any step is inferred.",
+			"original source, channel; its kind too where two read alike), the relation and location (path, offset, line, column, else unknown_reason) per step, end kind, authorities and whether any step is inferred. " +
+			"coverage.cut_by names each limit that cut the trace and what it left out; a seed that matches nothing gets suggestions, seeds that match.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
@@ -37,7 +38,7 @@ func opTraceApplicationFeature() *core.Operation {
   "limits":{"type":"object","additionalProperties":false,"properties":{
    "max_depth":{"type":"integer","minimum":1,"maximum":32,"description":"Steps from a seed at most; default 8."},
    "max_paths":{"type":"integer","minimum":1,"maximum":1000,"description":"Paths returned at most; default 20."},
-   "max_nodes":{"type":"integer","minimum":1,"maximum":20000,"description":"Nodes visited (and returned in graph) at most; default 200. coverage.truncated says when a limit cut the trace."}}},
+   "max_nodes":{"type":"integer","minimum":1,"maximum":20000,"description":"Nodes visited (and returned in graph) at most; default 200."}}},
   "native_observations":{"type":"array","maxItems":64,"items":{"type":"object"},"description":"Native analysis Evidence (inline) for the add-ons the trace reaches."}
  }}`),
 		Result: genericResult("trace_id", "source_graph_id", "seed_matches", "paths", "graph", "native_handoffs", "summary", "coverage"),
