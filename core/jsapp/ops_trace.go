@@ -339,7 +339,18 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	if l := stoppedBy(cuts); l != "" {
 		lims = append(lims, l)
 	}
-	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lims}, nil
+	return &core.Observation{Result: res, Unbound: true, Subject: subjectOf(ev), Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lims}, nil
+}
+
+// subjectOf is a trace's subject: the application its analysis Evidence
+// is about, as a view of that Evidence has it; nil (no single artifact)
+// when the analysis has none.
+func subjectOf(ev *core.Evidence) *core.Subject {
+	if ev.Subject == nil {
+		return nil
+	}
+	s := *ev.Subject
+	return &s
 }
 
 // traceNode is a node of a trace: its ID, kind and human label.
@@ -633,7 +644,7 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 			"a symbol defined inside a bundle whose modules were not recovered is not found here. trace_application_feature with a "+
 			"string seed, or inspect_analysis_view on modules, reaches them.", int(n)))
 	}
-	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lim}, nil
+	return &core.Observation{Result: res, Unbound: true, Subject: subjectOf(ev), Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lim}, nil
 }
 
 // unlocatedReason says why a semantic relation has no offset (and so no
