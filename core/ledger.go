@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -127,12 +128,7 @@ func (l *Ledger) Room() (free, maximum int64) {
 // NewLedgerLimits returns an empty ledger with explicit bounds (embedders
 // and tests); non-positive values take the defaults.
 func NewLedgerLimits(maxRecords int, maxBytes int64) *Ledger {
-	if maxRecords <= 0 {
-		maxRecords = LedgerMaxRecords
-	}
-	if maxBytes <= 0 {
-		maxBytes = LedgerMaxBytes
-	}
+	maxRecords, maxBytes = cmp.Or(max(maxRecords, 0), LedgerMaxRecords), cmp.Or(max(maxBytes, 0), LedgerMaxBytes)
 	return &Ledger{records: map[EvidenceID]*ledgerEntry{}, max: maxRecords, maxB: maxBytes}
 }
 

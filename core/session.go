@@ -129,7 +129,7 @@ type Observation struct {
 	Predicate string
 	Authority string
 	// Unbound marks results that do not depend on the open target or
-	// provider (rea computed them from supplied data).
+	// provider (rea computed them from supplied data, about Subject if set).
 	Unbound bool
 	// Subject and Provider, when set, replace what the session would
 	// supply: the observation is about other bytes than the open target
@@ -370,7 +370,9 @@ func (s *Session) seal(op *Operation, args map[string]any, obs *Observation, sna
 	switch {
 	case obs.Unbound:
 		ev.Provider = s.reaProvider()
-		ev.Limitations = append([]string{"No single artifact is this record's subject; its parameters and evidence links name what it covers."}, ev.Limitations...)
+		if obs.Subject == nil {
+			ev.Limitations = append([]string{"No single artifact is this record's subject; its parameters and evidence links name what it covers."}, ev.Limitations...)
+		}
 	case b != nil:
 		info := b.Provider.Info()
 		v := prof.Provider.Version

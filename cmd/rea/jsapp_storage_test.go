@@ -99,11 +99,12 @@ func TestTraceReachesEachComputedStorageKey(t *testing.T) {
 	}
 	sort.Strings(ends)
 	ends = slices.Compact(ends)
-	// main.js's key is written by its two handlers.
+	// main.js's key is written by its two handlers. The two keys read
+	// alike but for the file each is computed in.
 	want = []string{
-		`fs ${path.join(dir, name)} <- function ipcMain.handle("notes:delete") handler in main.js`,
-		`fs ${path.join(dir, name)} <- function ipcMain.handle("notes:save") handler in main.js`,
-		"fs ${path.join(dir, name)} <- lib/store.js"}
+		`fs ${path.join(dir, name)} (storage in lib/store.js) <- lib/store.js`,
+		`fs ${path.join(dir, name)} (storage in main.js) <- function ipcMain.handle("notes:delete") handler in main.js`,
+		`fs ${path.join(dir, name)} (storage in main.js) <- function ipcMain.handle("notes:save") handler in main.js`}
 	if !slices.Equal(ends, want) {
 		t.Errorf("paths into the keys written at path.join(dir, name): %q; want %q", ends, want)
 	}

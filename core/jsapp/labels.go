@@ -103,6 +103,90 @@ func humanLabel(ix *appIndex, n *Node) string {
 	return n.key()
 }
 
+// traceLabels labels the nodes ids of one trace result so that no two
+// of them read alike: humanLabel's text, and where it names two nodes
+// (a worker and its script, both worker.js) each of them says its kind
+// (worker.js (worker), worker.js (file)), and the file it was seen in
+// where the kind does not tell them apart (two computed keys of one
+// expression in two files), else its node ID. A label no other node of the result
+// shares stays humanLabel's, and a node reads the same in every path,
+// graph node and seed match of the result.
+func traceLabels(ix *appIndex, ids []string) map[string]string {
+	out := make(map[string]string, len(ids))
+	by := map[string][]string{} // label -> the nodes it names
+	for _, id := range ids {
+		if _, ok := out[id]; ok {
+			continue
+		}
+		l := humanLabel(ix, ix.nodes[id])
+		out[id] = l
+		by[l] = append(by[l], id)
+	}
+	for l, same := range by {
+		if len(same) < 2 {
+			continue
+		}
+		// The kind, then the file the node was seen in, then its ID:
+		// the first that tells it from the others.
+		nouns, wheres := map[string]int{}, map[string]int{}
+		where := func(id string) string {
+			return kindNoun(ix.nodes[id].Kind) + " in " + nodeFile(ix.nodes[id])
+		}
+		for _, id := range same {
+			nouns[kindNoun(ix.nodes[id].Kind)]++
+			wheres[where(id)]++
+		}
+		for _, id := range same {
+			noun := kindNoun(ix.nodes[id].Kind)
+			switch {
+			case nouns[noun] == 1:
+			case nodeFile(ix.nodes[id]) != "" && wheres[where(id)] == 1:
+				noun = where(id)
+			default:
+				noun += " " + shortNodeID(id)
+			}
+			out[id] = l + " (" + noun + ")"
+		}
+	}
+	return out
+}
+
+// nodeFile is the file the node was first seen in, or "".
+func nodeFile(n *Node) string {
+	for _, o := range n.Observations {
+		for _, l := range o.Evidence.Locations {
+			if l.Path != "" {
+				return l.Path
+			}
+		}
+	}
+	return ""
+}
+
+// kindNoun names a node kind in a label's words.
+func kindNoun(kind string) string {
+	switch kind {
+	case "javascript-asset":
+		return "file"
+	case "javascript-module":
+		return "bundled module"
+	case "source-module":
+		return "original source"
+	case "native-addon":
+		return "add-on"
+	}
+	return strings.ReplaceAll(kind, "-", " ")
+}
+
+// shortNodeID is enough of a node ID to find it among a result's.
+func shortNodeID(id string) string {
+	const keep = len("jag_node_") + 12
+	if len(id) > keep {
+		return id[:keep]
+	}
+	return id
+}
+
 // sourceMapOf is the path of the source map that lists a source module.
 func sourceMapOf(ix *appIndex, n *Node) string {
 	if ix == nil {

@@ -21,7 +21,8 @@ func opTraceApplicationFeature() *core.Operation {
 		Description: "Trace one feature through a JavaScript application graph (analyze_javascript_application Evidence, inline or retained): " +
 			"seed by module path, string literal (or a computed storage key's expression, or a system API: shell.openExternal), route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
 			"outgoing, incoming or both within bounded depth. Paths list their node and edge IDs with a human label per node (file, module, " +
-			"original source, channel), the relation and location (path, offset, line, column, else unknown_reason) per step, end kind, authorities and whether any step is inferred.",
+			"original source, channel; its kind too where two read alike), the relation and location (path, offset, line, column, else unknown_reason) per step, end kind, authorities and whether any step is inferred. " +
+			"coverage.cut_by names each limit that cut the trace and what it left out; a seed that matches nothing gets suggestions, seeds that match.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
@@ -37,7 +38,7 @@ func opTraceApplicationFeature() *core.Operation {
   "limits":{"type":"object","additionalProperties":false,"properties":{
    "max_depth":{"type":"integer","minimum":1,"maximum":32,"description":"Steps from a seed at most; default 8."},
    "max_paths":{"type":"integer","minimum":1,"maximum":1000,"description":"Paths returned at most; default 20."},
-   "max_nodes":{"type":"integer","minimum":1,"maximum":20000,"description":"Nodes visited (and returned in graph) at most; default 200. coverage.truncated says when a limit cut the trace."}}},
+   "max_nodes":{"type":"integer","minimum":1,"maximum":20000,"description":"Nodes visited (and returned in graph) at most; default 200."}}},
   "native_observations":{"type":"array","maxItems":64,"items":{"type":"object"},"description":"Native analysis Evidence (inline) for the add-ons the trace reaches."}
  }}`),
 		Result: genericResult("trace_id", "source_graph_id", "seed_matches", "paths", "graph", "native_handoffs", "summary", "coverage"),
@@ -229,6 +230,14 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	}
 	steps, seen, edgesSeen, edgeByID := walk.steps, walk.seen, walk.edgesSeen, walk.edgeByID
 	seeds = seeds[:min(len(seeds), lim.nodes)]
+	ids := append([]string{}, seeds...)
+	for _, s := range steps {
+		ids = append(ids, s.node)
+	}
+	labelOf := traceLabels(ix, ids)
+	node := func(id string) TraceNode {
+		return TraceNode{NodeID: id, Kind: ix.nodes[id].Kind, Label: labelOf[id]}
+	}
 	// Paths end at leaves of the traversal tree.
 	hasChild := make([]bool, len(steps))
 	for _, s := range steps {
@@ -253,7 +262,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		inference := false
 		for j := i; j >= 0; j = steps[j].prev {
 			nodes = append(nodes, steps[j].node)
-			label := humanLabel(ix, ix.nodes[steps[j].node])
+			label := labelOf[steps[j].node]
 			if steps[j].edge != "" {
 				edges = append(edges, steps[j].edge)
 				e := edgeByID[steps[j].edge]
@@ -283,12 +292,12 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	}
 	matches := make([]TraceNode, 0, len(seeds))
 	for _, s := range seeds {
-		matches = append(matches, traceNode(ix, ix.nodes[s]))
+		matches = append(matches, node(s))
 	}
 	var gnodes []TraceNode
 	for _, s := range steps {
 		if !s.again {
-			gnodes = append(gnodes, traceNode(ix, ix.nodes[s.node]))
+			gnodes = append(gnodes, node(s.node))
 		}
 	}
 	var gedges []map[string]any
@@ -331,7 +340,18 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		lims = append(lims, l)
 	}
 	lims = append(lims, unresolvedHandlerNotes(ix, seen)...) // gap_handlers.go
-	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lims}, nil
+	return &core.Observation{Result: res, Unbound: true, Subject: subjectOf(ev), Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lims}, nil
+}
+
+// subjectOf is a trace's subject: the application its analysis Evidence
+// is about, as a view of that Evidence has it; nil (no single artifact)
+// when the analysis has none.
+func subjectOf(ev *core.Evidence) *core.Subject {
+	if ev.Subject == nil {
+		return nil
+	}
+	s := *ev.Subject
+	return &s
 }
 
 // traceNode is a node of a trace: its ID, kind and human label.
@@ -625,7 +645,7 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 			"a symbol defined inside a bundle whose modules were not recovered is not found here. trace_application_feature with a "+
 			"string seed, or inspect_analysis_view on modules, reaches them.", int(n)))
 	}
-	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lim}, nil
+	return &core.Observation{Result: res, Unbound: true, Subject: subjectOf(ev), Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lim}, nil
 }
 
 // unlocatedReason says why a semantic relation has no offset (and so no

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Two different nodes of one trace result never read alike: renderer.js
+// starts a worker whose script is worker.js, and the worker node and the
+// file were both labelled "worker.js", so an outgoing trace read
+// "renderer.js > worker.js > worker.js". Where humanLabel gives two nodes
+// of a result the same text, each says its kind; a node keeps one label
+// throughout the result (paths, graph, seed matches), and labels no other
+// node shares stay as they were.
+func TestTraceLabelsTellNodesApart(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron"})
+	for _, c := range []struct {
+		seed      map[string]any
+		direction string
+		want      string
+	}{
+		{map[string]any{"kind": "module", "value": "renderer.js"}, "outgoing", "renderer.js > worker.js (worker) > worker.js (file)"},
+		{map[string]any{"kind": "module", "value": "worker.js"}, "incoming", "worker.js (file) < worker.js (worker) < renderer.js < renderer process index.html < BrowserWindow in main.js < main.js < main process main.js"},
+		{map[string]any{"kind": "ipc-channel", "value": "dialog:open"}, "both", "ipc dialog:open > window.api {log, open} > renderer.js > worker.js (worker) > worker.js (file)"},
+	} {
+		tr := jaCall(t, s, "trace_application_feature", map[string]any{
+			"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
+			"seed":        c.seed, "direction": c.direction})
+		var out struct {
+			SeedMatches []struct {
+				NodeID string `json:"node_id"`
+				Label  string `json:"label"`
+			} `json:"seed_matches"`
+			Paths []struct {
+				NodeIDs []string `json:"node_ids"`
+				Labels  []string `json:"labels"`
+			} `json:"paths"`
+			Graph struct {
+				Nodes []struct {
+					NodeID string `json:"node_id"`
+					Label  string `json:"label"`
+				} `json:"nodes"`
+			} `json:"graph"`
+		}
+		if err := json.Unmarshal(tr.NormalizedResult, &out); err != nil {
+			t.Fatal(err)
+		}
+		named := map[string]string{} // label -> the node it names
+		name := func(label, id string) {
+			if other, ok := named[label]; ok && other != id {
+				t.Errorf("%v %s: %q names two nodes, %s and %s", c.seed, c.direction, label, other, id)
+			}
+			named[label] = id
+		}
+		for _, m := range out.SeedMatches {
+			name(m.Label, m.NodeID)
+		}
+		for _, n := range out.Graph.Nodes {
+			name(n.Label, n.NodeID)
+		}
+		sep := " > "
+		if c.direction == "incoming" {
+			sep = " < "
+		}
+		var got []string
+		for _, p := range out.Paths {
+			for i, l := range p.Labels {
+				name(l, p.NodeIDs[i])
+			}
+			got = append(got, strings.Join(p.Labels, sep))
+		}
+		if !slices.Contains(got, c.want) {
+			t.Errorf("%v %s:\n got %q\nwant a path %q", c.seed, c.direction, got, c.want)
+		}
+	}
+}
