@@ -1664,8 +1664,25 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 }
 
 // aliasOf reports the module binding an initializer denotes: require("m"),
-// require("m").x, or a member of another alias.
+// require("m").x, or a member of another alias; and a choice of two that
+// denote the same binding, or the same member of fs and of Electron's
+// original-fs (fs without the ASAR patch: cond ? require("original-fs") :
+// require("fs")), which is fs's.
 func (w *walker) aliasOf(x tjs.IExpr) (alias, bool) {
+	if c, ok := x.(*tjs.CondExpr); ok {
+		a, aok := w.calleeAlias(c.X)
+		b, bok := w.calleeAlias(c.Y)
+		fsTwins := func(m string) bool { return m == "fs" || m == "node:fs" || m == "original-fs" }
+		switch {
+		case !aok || !bok || a.module == "" || a.member != b.member || a.whole != b.whole:
+			return alias{}, false
+		case a == b:
+			return a, true
+		case fsTwins(a.module) && fsTwins(b.module):
+			return alias{module: "fs", member: a.member, whole: a.whole}, true
+		}
+		return alias{}, false
+	}
 	a, ok := w.calleeAlias(x)
 	if !ok || a.module == "" {
 		return alias{}, false

@@ -141,7 +141,9 @@ function f(fs) { fs.cp("/tmp/cp/no3", "/tmp/cp/no4"); }
 // of node:fs/promises (wf), fs.promises on a renamed require (files); a
 // call on a local object or a parameter that is merely named fs or fsp is
 // not. Before, the callee's text decided: the renamed bindings were not
-// storage, and the local fs and fsp were.
+// storage, and the local fs and fsp were. A binding chosen between fs and
+// Electron's original-fs (or fs under two names) is fs's; one chosen
+// between fs and another module is neither.
 func TestJSAppFsBindingIsStorage(t *testing.T) {
 	s := jaSession(t)
 	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
@@ -154,6 +156,12 @@ files.promises.readFile("/tmp/fsb/c");
 const fs = { writeFileSync(p, d) {} };
 fs.writeFileSync("/tmp/fsb/no1", "x");
 function f(fsp) { return fsp.readFile("/tmp/fsb/no2"); }
+const rfs = process.versions.electron ? require("original-fs") : require("fs");
+rfs.writeFileSync("/tmp/fsb/d", "x");
+const { readFileSync: r } = process.env.X ? require("fs") : require("node:fs");
+r("/tmp/fsb/e");
+const mixed = process.env.Y ? require("./fake-fs") : require("fs");
+mixed.writeFileSync("/tmp/fsb/no3", "x");
 `,
 		"store.mjs": `import { writeFile as wf } from "node:fs/promises";
 wf("/tmp/fsb/b", "x");
@@ -175,7 +183,8 @@ wf("/tmp/fsb/b", "x");
 		}
 	}
 	slices.Sort(got)
-	want := []string{"fs:/tmp/fsb/a w writeFileSync", "fs:/tmp/fsb/b wf writeFile", "fs:/tmp/fsb/c files.promises.readFile readFile"}
+	want := []string{"fs:/tmp/fsb/a w writeFileSync", "fs:/tmp/fsb/b wf writeFile", "fs:/tmp/fsb/c files.promises.readFile readFile",
+		"fs:/tmp/fsb/d rfs.writeFileSync writeFileSync", "fs:/tmp/fsb/e r readFileSync"}
 	if !slices.Equal(got, want) {
 		t.Errorf("persists_to edges:\n got %q\nwant %q", got, want)
 	}
