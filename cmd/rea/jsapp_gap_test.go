@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"rea/core"
 	"rea/core/jsapp"
 )
 
@@ -110,16 +111,7 @@ const o = { cp(a, b) {} };
 o.cp("/tmp/cp/no1", "/tmp/cp/no2");
 function f(fs) { fs.cp("/tmp/cp/no3", "/tmp/cp/no4"); }
 `})})
-	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
-	if err != nil {
-		t.Fatal(err)
-	}
-	label := map[string]string{}
-	for _, n := range g.Nodes {
-		if n.Observations[0].Label != nil {
-			label[n.NodeID] = *n.Observations[0].Label
-		}
-	}
+	g, label := labelledGraph(t, ev)
 	var got []string
 	for _, e := range g.Edges {
 		if e.Relation == "persists_to" {
@@ -166,16 +158,7 @@ mixed.writeFileSync("/tmp/fsb/no3", "x");
 		"store.mjs": `import { writeFile as wf } from "node:fs/promises";
 wf("/tmp/fsb/b", "x");
 `})})
-	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
-	if err != nil {
-		t.Fatal(err)
-	}
-	label := map[string]string{}
-	for _, n := range g.Nodes {
-		if n.Observations[0].Label != nil {
-			label[n.NodeID] = *n.Observations[0].Label
-		}
-	}
+	g, label := labelledGraph(t, ev)
 	var got []string
 	for _, e := range g.Edges {
 		if e.Relation == "persists_to" {
@@ -216,16 +199,7 @@ ipcRenderer.send("x:ready");
 ipcRenderer.send("x:loaded");
 exports.more = (p) => ipcRenderer.invoke("x:more", p);
 `})})
-	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
-	if err != nil {
-		t.Fatal(err)
-	}
-	label := map[string]string{}
-	for _, n := range g.Nodes {
-		if n.Observations[0].Label != nil {
-			label[n.NodeID] = *n.Observations[0].Label
-		}
-	}
+	g, label := labelledGraph(t, ev)
 	var got []string
 	for _, e := range g.Edges {
 		if e.Relation == "invokes" || e.Relation == "sends" {
@@ -366,4 +340,21 @@ later.open = (e) => fs.readFileSync("/tmp/ra/later.txt");
 	if !slices.Equal(why, want) {
 		t.Errorf("unresolved-handler unknowns:\n got %q\nwant %q", why, want)
 	}
+}
+
+// labelledGraph decodes an analysis record's graph and maps each labelled
+// node's ID to its label.
+func labelledGraph(t *testing.T, ev *core.Evidence) (*jsapp.Graph, map[string]string) {
+	t.Helper()
+	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := map[string]string{}
+	for _, n := range g.Nodes {
+		if n.Observations[0].Label != nil {
+			label[n.NodeID] = *n.Observations[0].Label
+		}
+	}
+	return g, label
 }
