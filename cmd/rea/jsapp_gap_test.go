@@ -111,14 +111,7 @@ const o = { cp(a, b) {} };
 o.cp("/tmp/cp/no1", "/tmp/cp/no2");
 function f(fs) { fs.cp("/tmp/cp/no3", "/tmp/cp/no4"); }
 `})})
-	g, label := labelledGraph(t, ev)
-	var got []string
-	for _, e := range g.Edges {
-		if e.Relation == "persists_to" {
-			got = append(got, label[e.TargetNodeID]+" "+e.Properties["api"].(string)+" "+e.Properties["operation"].(string)+" "+e.Properties["role"].(string))
-		}
-	}
-	slices.Sort(got)
+	got := persistsTo(t, ev, true)
 	want := []string{"fs:/tmp/cp/a fs.cpSync cpSync source", "fs:/tmp/cp/b fs.cpSync cpSync destination",
 		"fs:/tmp/cp/c fsp.cp cp source", "fs:/tmp/cp/d fsp.cp cp destination",
 		"fs:/tmp/cp/e fs.promises.cp cp source", "fs:/tmp/cp/f fs.promises.cp cp destination",
@@ -158,14 +151,7 @@ mixed.writeFileSync("/tmp/fsb/no3", "x");
 		"store.mjs": `import { writeFile as wf } from "node:fs/promises";
 wf("/tmp/fsb/b", "x");
 `})})
-	g, label := labelledGraph(t, ev)
-	var got []string
-	for _, e := range g.Edges {
-		if e.Relation == "persists_to" {
-			got = append(got, label[e.TargetNodeID]+" "+e.Properties["api"].(string)+" "+e.Properties["operation"].(string))
-		}
-	}
-	slices.Sort(got)
+	got := persistsTo(t, ev, false)
 	want := []string{"fs:/tmp/fsb/a w writeFileSync", "fs:/tmp/fsb/b wf writeFile", "fs:/tmp/fsb/c files.promises.readFile readFile",
 		"fs:/tmp/fsb/d rfs.writeFileSync writeFileSync", "fs:/tmp/fsb/e r readFileSync"}
 	if !slices.Equal(got, want) {
@@ -357,4 +343,23 @@ func labelledGraph(t *testing.T, ev *core.Evidence) (*jsapp.Graph, map[string]st
 		}
 	}
 	return g, label
+}
+
+// persistsTo lists an analysis's persists_to edges, sorted, each as its
+// storage node's label, its API and operation, and with role its role.
+func persistsTo(t *testing.T, ev *core.Evidence, role bool) []string {
+	t.Helper()
+	g, label := labelledGraph(t, ev)
+	var got []string
+	for _, e := range g.Edges {
+		if e.Relation == "persists_to" {
+			s := label[e.TargetNodeID] + " " + e.Properties["api"].(string) + " " + e.Properties["operation"].(string)
+			if role {
+				s += " " + e.Properties["role"].(string)
+			}
+			got = append(got, s)
+		}
+	}
+	slices.Sort(got)
+	return got
 }
