@@ -886,6 +886,16 @@ func findProp(v ports.JSValue, dotted string) (ports.JSValue, bool) {
 	return cur, true
 }
 
+// prefsCut says whether a BrowserWindow's options were cut by the engine
+// (ports.JSValue.PropsCut) where webPreferences' keys would be: the
+// options before a webPreferences key, or webPreferences itself.
+func prefsCut(opts ports.JSValue) bool {
+	if wp, ok := findProp(opts, "webPreferences"); ok {
+		return wp.PropsCut
+	}
+	return opts.PropsCut
+}
+
 // valueOffset is where value v is written: its own offset (a literal's),
 // else its first literal's (path.join(__dirname, "preload.js")), or -1.
 func valueOffset(v ports.JSValue) int64 {
@@ -910,10 +920,21 @@ func (b *jsappBuilder) browserWindow(a *jsAsset, c ports.JSCall) string {
 	if len(c.Args) > 0 {
 		opts = c.Args[0]
 	}
-	for _, k := range []string{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity"} {
-		if v, ok := findProp(opts, "webPreferences."+k); ok && (v.Kind == ports.JSValBool) {
+	var unread []any
+	for _, k := range []string{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity", "preload"} {
+		v, ok := findProp(opts, "webPreferences."+k)
+		if ok && v.Kind == ports.JSValBool && k != "preload" {
 			props[k] = v.Value == "true"
 		}
+		if !ok && prefsCut(opts) {
+			unread = append(unread, k)
+		}
+	}
+	if len(unread) > 0 {
+		// The engine kept only the first properties of the options or of
+		// webPreferences: these keys may be set past the cut, so their
+		// absence is not Electron's default observed.
+		props["web_preferences_cut"] = unread
 	}
 	id := b.g.node("browser-window", b.localKey("browser-window", key), "BrowserWindow", props, b.atCall(a, c, c.Offset))
 	b.callEdge(a, c, id, "calls", map[string]any{"callee": c.Callee}, b.atCall(a, c, c.Offset))
