@@ -1831,9 +1831,10 @@ func (b *jsappBuilder) memberOf(a *jsAsset, i int) (api, member string) {
 // expression written in the call, known by the call (its callee and
 // channel, which a new version keeps where offsets move; a second such
 // call in the file also by its place, the channel literal at off), or a
-// function the file declares and passes by name, known by its name. Both
-// in their file, or bundled module, whose names are its own. seen counts
-// the keys given so far. "" when the handler is no such function, or the
+// function the file declares and passes by name, known by its name (and,
+// for a member assigned another function before a later registration,
+// by that function's place too). Both in their file, or bundled module,
+// whose names are its own. seen counts the keys given so far. "" when the handler is no such function, or the
 // graph's node limit left it out.
 func (b *jsappBuilder) ipcHandler(a *jsAsset, c ports.JSCall, channel string, off int64, seen map[string]bool) string {
 	if len(c.Args) < 2 || c.Args[1].Kind != ports.JSValFunction {
@@ -1847,10 +1848,27 @@ func (b *jsappBuilder) ipcHandler(a *jsAsset, c ports.JSCall, channel string, of
 	label := c.Callee + "(" + strconv.Quote(channel) + ") handler"
 	props := map[string]any{"path": a.path, "channel": channel, "registered_by": c.Callee}
 	key, at := scope+"#"+label, off
+	if fn.Offset >= 0 {
+		at = fn.Offset
+	}
+	ev := b.at(a, at)
 	if fn.Value != "" {
-		// One function may handle several channels: one node.
+		// One function may handle several channels: one node. A member
+		// assigned again between two registrations (handlers.open =
+		// ...) names another function, defined elsewhere (fn.Offset):
+		// a node of its own, labelled as assigned there.
 		key, label = scope+"#"+fn.Value, fn.Value
 		props = map[string]any{"path": a.path, "name": fn.Value}
+		first := key + "\x00first@" // + the offset of the name's first function
+		if !seen[key] {
+			seen[first+strconv.FormatInt(fn.Offset, 10)] = true
+		} else if fn.Offset >= 0 && !seen[first+strconv.FormatInt(fn.Offset, 10)] && !seen[first+"-1"] {
+			key += "@" + strconv.FormatInt(fn.Offset, 10)
+			label += " (assigned again)"
+			if l := ev.Locations[0].Line; l > 0 {
+				label = fn.Value + " (assigned at line " + strconv.FormatInt(l, 10) + ")"
+			}
+		}
 	} else if seen[key] {
 		if off < 0 {
 			off = callOffset(c)
@@ -1861,10 +1879,7 @@ func (b *jsappBuilder) ipcHandler(a *jsAsset, c ports.JSCall, channel string, of
 		key += "@" + strconv.FormatInt(off, 10)
 	}
 	seen[key] = true
-	if fn.Offset >= 0 {
-		at = fn.Offset
-	}
-	return b.g.node("javascript-function", b.localKey("javascript-function", key), label, props, b.at(a, at))
+	return b.g.node("javascript-function", b.localKey("javascript-function", key), label, props, ev)
 }
 
 // --- bundles and source maps ---
