@@ -91,14 +91,6 @@ func TestHandlersReachSystemAPIs(t *testing.T) {
 	if res.Summary["system_apis"] != float64(4) {
 		t.Errorf("summary counts %v system APIs, want 4 (openExternal(url), exec(cmd), loadURL, openExternal(literal))", res.Summary["system_apis"])
 	}
-	reach := func(channel string) []string {
-		var got []string
-		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": channel}, "outgoing") {
-			got = append(got, strings.Join(p.Labels, " > "))
-		}
-		sort.Strings(got)
-		return got
-	}
 	handler := func(ch string) string {
 		return `ipc ` + ch + ` > function ipcMain.handle("` + ch + `") handler in main.js`
 	}
@@ -110,7 +102,7 @@ func TestHandlersReachSystemAPIs(t *testing.T) {
 		"help": {handler("help") + ` > main.js`, handler("help") + ` > shell.openExternal("https://example.com/help")`},
 		"save": {`ipc save > function run in handlers/save.js > fs /tmp/sink-data/${name}`, `ipc save > function run in handlers/save.js > handlers/save.js`},
 	} {
-		if got := reach(ch); !slices.Equal(got, want) {
+		if got := channelPaths(t, s, ev, ch); !slices.Equal(got, want) {
 			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
 		}
 	}

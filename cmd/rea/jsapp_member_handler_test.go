@@ -2,7 +2,6 @@ package main
 
 import (
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -34,12 +33,7 @@ ipcMain.handle("x:save", handlers.save);
 		"x:open": {"ipc x:open > function handlers.open in main.js > fs /tmp/members/open.txt", "ipc x:open > function handlers.open in main.js > main.js"},
 		"x:save": {"ipc x:save > function handlers.save in main.js > fs /tmp/members/save.txt", "ipc x:save > function handlers.save in main.js > main.js"},
 	} {
-		var got []string
-		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": ch}, "outgoing") {
-			got = append(got, strings.Join(p.Labels, " > "))
-		}
-		sort.Strings(got)
-		if !slices.Equal(got, want) {
+		if got := channelPaths(t, s, ev, ch); !slices.Equal(got, want) {
 			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
 		}
 	}
@@ -85,12 +79,7 @@ ipcMain.handle("x:again", handlers.open);
 		"x:second": {"ipc x:second > function handlers.open (assigned at line 7) in main.js > fs /tmp/members/second.txt", "ipc x:second > function handlers.open (assigned at line 7) in main.js > main.js"},
 		"x:again":  {"ipc x:again > function handlers.open (assigned at line 7) in main.js > fs /tmp/members/second.txt", "ipc x:again > function handlers.open (assigned at line 7) in main.js > main.js"},
 	} {
-		var got []string
-		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": ch}, "outgoing") {
-			got = append(got, strings.Join(p.Labels, " > "))
-		}
-		sort.Strings(got)
-		if !slices.Equal(got, want) {
+		if got := channelPaths(t, s, ev, ch); !slices.Equal(got, want) {
 			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
 		}
 	}
