@@ -1775,29 +1775,11 @@ func (b *jsappBuilder) importedHandler(a *jsAsset, i int) handlerFn {
 		if f.Call != i || f.Arg != 1 || f.Module == "" || f.Member == "" || strings.Contains(f.Member, ".") {
 			continue
 		}
-		p, ok := b.st.resolveModule(a.path, f.Module, ports.JSRequire)
-		if !ok {
-			return handlerFn{}
+		h, body, t := b.importedFunction(a, f.Module, f.Member)
+		if h.fn != "" && body.end > body.first {
+			b.addHandlerBody(t, body)
 		}
-		d, state := b.definedExport(b.st.assets[p], f.Member, 0, map[exportKey]bool{})
-		if state != 1 {
-			return handlerFn{}
-		}
-		t, found, p, name := d.a, d.e, d.a.path, d.name
-		switch found.Value.Kind {
-		case ports.JSValueFunction, ports.JSValueAsyncFunction, ports.JSValueGenerator, ports.JSValueAsyncGenerator:
-		default:
-			return handlerFn{}
-		}
-		ev := b.at(t, found.Offset)
-		fn := b.g.node("javascript-function", b.localKey("javascript-function", p+"#"+name), name, map[string]any{"path": p, "name": name}, ev)
-		if 0 <= found.First && found.First < found.End && found.End <= len(t.facts.Calls) && fn != "" {
-			if b.handlerBodies == nil {
-				b.handlerBodies = map[*jsAsset][]handlerBody{}
-			}
-			b.handlerBodies[t] = append(b.handlerBodies[t], handlerBody{found.First, found.End, fn})
-		}
-		return handlerFn{fn: fn, in: t.nodeID, ev: ev}
+		return h
 	}
 	return handlerFn{}
 }
