@@ -59,6 +59,12 @@ type JSCallSelector struct {
 	// whose last segment there is name; for names too common to select
 	// alone (cp is a minifier's name as often as fs's).
 	ModuleLastNames []string
+	// RelativeInArguments selects, inside a function written as an
+	// argument of a selected call (an IPC handler in its registration),
+	// the calls whose root binding came from a relative specifier
+	// (store.save after const store = require("./lib/store")): the app's
+	// own functions the handler calls.
+	RelativeInArguments bool
 }
 
 // JSLimits bound the facts of one source. Zero fields take the engine's

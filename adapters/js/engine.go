@@ -443,6 +443,7 @@ type walker struct {
 	fnMembers map[tjs.INode][2]int         // those members, and the calls each holds
 	fnExports map[tjs.INode][2]int         // function expressions exports name, and the calls each holds
 	cursor    int                          // past the last token of the file the walk met (declName)
+	relInArgs bool                         // ports.JSCallSelector.RelativeInArguments
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
@@ -451,6 +452,7 @@ func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.J
 	if req.Calls != nil {
 		w.lastNames, w.roots = selectorSets(req.Calls)
 		w.modSuffix, w.modLast = req.Calls.ModuleSuffixes, req.Calls.ModuleLastNames
+		w.relInArgs = req.Calls.RelativeInArguments
 	}
 	return w
 }
@@ -1293,6 +1295,17 @@ func (w *walker) selected(path string, al alias) bool {
 	}
 	for _, s := range w.modSuffix {
 		if al.module != "" && strings.HasSuffix(al.module, s) {
+			return true
+		}
+	}
+	return w.relInArgs && (strings.HasPrefix(al.module, "./") || strings.HasPrefix(al.module, "../")) && w.inFuncArg()
+}
+
+// inFuncArg says whether the walk is inside a function written as an
+// argument of a recorded call (noteFuncArgs), whose body is wanted.
+func (w *walker) inFuncArg() bool {
+	for _, o := range w.fnOpen {
+		if _, ok := w.fnArgs[o.node]; ok {
 			return true
 		}
 	}

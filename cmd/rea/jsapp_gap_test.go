@@ -229,12 +229,7 @@ ipcMain.handle("c:save", require("./h").save);
 		"b:open": {"ipc b:open > function open in x.js > fs /tmp/cjs/b.txt", "ipc b:open > function open in x.js > x.js"},
 		"c:save": {"ipc c:save > function save in h.js > fs /tmp/cjs/c.txt", "ipc c:save > function save in h.js > h.js"},
 	} {
-		var got []string
-		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": ch}, "outgoing") {
-			got = append(got, strings.Join(p.Labels, " > "))
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, want) {
+		if got := channelPaths(t, s, ev, ch); !slices.Equal(got, want) {
 			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
 		}
 	}
@@ -245,9 +240,9 @@ ipcMain.handle("c:save", require("./h").save);
 // registration (the literal's when none is), an empty literal's members
 // included; where that is not known (assigned in a function, or
 // registered in a function and assigned again later) the file handles
-// the channel and an unknown says why. (The function node is known by
-// the member's path: one object's member registered both before and after
-// an assignment would be one node.) Before, the literal's function
+// the channel and an unknown says why. (A member registered both before
+// and after an assignment is two function nodes:
+// TestReassignedMemberHandlerIsTwoFunctions.) Before, the literal's function
 // was taken whatever was assigned since, so a trace from d:open reached
 // a read the handler never makes.
 func TestJSAppReassignedMemberHandlers(t *testing.T) {
@@ -277,12 +272,7 @@ later.open = (e) => fs.readFileSync("/tmp/ra/later.txt");
 		"after":  {"ipc after > function h.open in main.js > fs /tmp/ra/assigned.txt", "ipc after > function h.open in main.js > main.js"},
 		"empty":  {"ipc empty > function empty.save in main.js > fs /tmp/ra/empty.txt", "ipc empty > function empty.save in main.js > main.js"},
 	} {
-		var got []string
-		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": ch}, "outgoing") {
-			got = append(got, strings.Join(p.Labels, " > "))
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, want) {
+		if got := channelPaths(t, s, ev, ch); !slices.Equal(got, want) {
 			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
 		}
 	}

@@ -91,14 +91,6 @@ func TestHandlersReachSystemAPIs(t *testing.T) {
 	if res.Summary["system_apis"] != float64(4) {
 		t.Errorf("summary counts %v system APIs, want 4 (openExternal(url), exec(cmd), loadURL, openExternal(literal))", res.Summary["system_apis"])
 	}
-	reach := func(channel string) []string {
-		var got []string
-		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": channel}, "outgoing") {
-			got = append(got, strings.Join(p.Labels, " > "))
-		}
-		sort.Strings(got)
-		return got
-	}
 	handler := func(ch string) string {
 		return `ipc ` + ch + ` > function ipcMain.handle("` + ch + `") handler in main.js`
 	}
@@ -110,7 +102,7 @@ func TestHandlersReachSystemAPIs(t *testing.T) {
 		"help": {handler("help") + ` > main.js`, handler("help") + ` > shell.openExternal("https://example.com/help")`},
 		"save": {`ipc save > function run in handlers/save.js > fs /tmp/sink-data/${name}`, `ipc save > function run in handlers/save.js > handlers/save.js`},
 	} {
-		if got := reach(ch); !slices.Equal(got, want) {
+		if got := channelPaths(t, s, ev, ch); !slices.Equal(got, want) {
 			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
 		}
 	}
@@ -167,5 +159,46 @@ child.fork("./w.js");
 		`child_process.fork("./w.js")`, `child_process.spawn("ls", ["-la"])`, "shell.openPath(p)", "shell.showItemInFolder(`${dir}/out.txt`)"}
 	if !slices.Equal(got, want) {
 		t.Errorf("system APIs:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A handler that calls a function another file of the app exports
+// (store.save(n) after const store = require("./lib/store")) calls that
+// function's node, whose body's write goes from it: a trace out of the
+// renderer reaches the write in lib/store.js. Before, the engine did not
+// record store.save (no selector named it), the handler's body held no
+// call, and the path ended at main.js.
+func TestHandlerReachesAnImportedFunctionsWrite(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"notes","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": `const { app, BrowserWindow, ipcMain } = require("electron");
+const path = require("path");
+const store = require("./lib/store");
+app.whenReady().then(() => { const w = new BrowserWindow({ webPreferences: { preload: path.join(__dirname, "preload.js") } }); w.loadFile("index.html"); });
+ipcMain.handle("notes:save", (e, n) => store.save(n));
+`,
+		"lib/store.js": `const fs = require("fs");
+exports.save = function save(n) { fs.writeFileSync("/tmp/notes/n.txt", n); };
+`,
+		"preload.js": `const { contextBridge, ipcRenderer } = require("electron");
+contextBridge.exposeInMainWorld("notes", { save: (n) => ipcRenderer.invoke("notes:save", n) });
+`,
+		"index.html":  `<script src="renderer.js"></script>`,
+		"renderer.js": "window.notes.save(\"hi\");\n",
+	})})
+	var got []string
+	for _, p := range traceOf(t, s, ev, map[string]any{"kind": "module", "value": "renderer.js"}, "outgoing") {
+		got = append(got, strings.Join(p.Labels, " > "))
+	}
+	slices.Sort(got)
+	handler := `renderer.js > window.notes {save} > ipc notes:save > function ipcMain.handle("notes:save") handler in main.js`
+	want := []string{
+		handler + " > function save in lib/store.js > fs /tmp/notes/n.txt",
+		handler + " > function save in lib/store.js > lib/store.js",
+		handler + " > main.js",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("outgoing trace from renderer.js:\n got %q\nwant %q", got, want)
 	}
 }

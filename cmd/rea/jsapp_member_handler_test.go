@@ -2,7 +2,6 @@ package main
 
 import (
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -34,12 +33,7 @@ ipcMain.handle("x:save", handlers.save);
 		"x:open": {"ipc x:open > function handlers.open in main.js > fs /tmp/members/open.txt", "ipc x:open > function handlers.open in main.js > main.js"},
 		"x:save": {"ipc x:save > function handlers.save in main.js > fs /tmp/members/save.txt", "ipc x:save > function handlers.save in main.js > main.js"},
 	} {
-		var got []string
-		for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": ch}, "outgoing") {
-			got = append(got, strings.Join(p.Labels, " > "))
-		}
-		sort.Strings(got)
-		if !slices.Equal(got, want) {
+		if got := channelPaths(t, s, ev, ch); !slices.Equal(got, want) {
 			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
 		}
 	}
@@ -56,5 +50,37 @@ ipcMain.handle("x:save", handlers.save);
 	want := map[string]int64{"handlers.open": int64(strings.Index(src, "open(e")), "handlers.save": int64(strings.Index(src, "save:"))}
 	if !(at["handlers.open"] == want["handlers.open"] && at["handlers.save"] == want["handlers.save"]) {
 		t.Errorf("handler functions at offsets %v, want %v (their keys)", at, want)
+	}
+}
+
+// A member registered before and after it is assigned again is two
+// handlers: the literal's function for the first channel, the one
+// assigned for the second, each tracing to its own body's read and the
+// second labelled as assigned, at its line. Before, both registrations
+// were one node, handlers.open, holding both bodies, so each channel
+// reached both files.
+func TestReassignedMemberHandlerIsTwoFunctions(t *testing.T) {
+	src := `const { ipcMain } = require("electron");
+const fs = require("fs");
+const handlers = {
+  open(e, p) { return fs.readFileSync("/tmp/members/first.txt"); },
+};
+ipcMain.handle("x:first", handlers.open);
+handlers.open = (e, p) => fs.readFileSync("/tmp/members/second.txt");
+ipcMain.handle("x:second", handlers.open);
+ipcMain.handle("x:again", handlers.open);
+`
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"members","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js":      src})})
+	for ch, want := range map[string][]string{
+		"x:first":  {"ipc x:first > function handlers.open in main.js > fs /tmp/members/first.txt", "ipc x:first > function handlers.open in main.js > main.js"},
+		"x:second": {"ipc x:second > function handlers.open (assigned at line 7) in main.js > fs /tmp/members/second.txt", "ipc x:second > function handlers.open (assigned at line 7) in main.js > main.js"},
+		"x:again":  {"ipc x:again > function handlers.open (assigned at line 7) in main.js > fs /tmp/members/second.txt", "ipc x:again > function handlers.open (assigned at line 7) in main.js > main.js"},
+	} {
+		if got := channelPaths(t, s, ev, ch); !slices.Equal(got, want) {
+			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
+		}
 	}
 }

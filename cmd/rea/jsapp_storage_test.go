@@ -49,6 +49,18 @@ func storageTrace(t *testing.T, seed map[string]any, direction string) []tracePa
 	return traceOf(t, s, ev, seed, direction)
 }
 
+// channelPaths is each outgoing path of a trace from IPC channel ch of
+// analysis ev, as its labels joined by " > ", sorted.
+func channelPaths(t *testing.T, s *core.Session, ev *core.Evidence, ch string) []string {
+	t.Helper()
+	var got []string
+	for _, p := range traceOf(t, s, ev, map[string]any{"kind": "ipc-channel", "value": ch}, "outgoing") {
+		got = append(got, strings.Join(p.Labels, " > "))
+	}
+	slices.Sort(got)
+	return got
+}
+
 // traceOf runs trace_application_feature on analysis ev.
 func traceOf(t *testing.T, s *core.Session, ev *core.Evidence, seed map[string]any, direction string) []tracePath {
 	t.Helper()

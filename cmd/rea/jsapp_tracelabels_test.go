@@ -77,3 +77,46 @@ func TestTraceLabelsTellNodesApart(t *testing.T) {
 		}
 	}
 }
+
+// compare_application_versions labels its items as traces label their
+// nodes: the Electron fixture's worker node and its script were both
+// "worker.js" on each side of a comparison. Each label of a side now
+// names one node of it.
+func TestCompareLabelsTellNodesApart(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron"})
+	ref := map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	cv := jaCall(t, s, "compare_application_versions", map[string]any{"left": ref, "right": ref})
+	var out struct {
+		Items []struct {
+			LeftNodeID  *string `json:"left_node_id"`
+			LeftLabel   *string `json:"left_label"`
+			RightNodeID *string `json:"right_node_id"`
+			RightLabel  *string `json:"right_label"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(cv.NormalizedResult, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []string{"left", "right"} {
+		named := map[string]string{} // label -> the node it names
+		for _, it := range out.Items {
+			id, label := it.LeftNodeID, it.LeftLabel
+			if side == "right" {
+				id, label = it.RightNodeID, it.RightLabel
+			}
+			if id == nil {
+				continue
+			}
+			if other, ok := named[*label]; ok && other != *id {
+				t.Errorf("%s: %q names two nodes, %s and %s", side, *label, other, *id)
+			}
+			named[*label] = *id
+		}
+		for _, want := range []string{"worker.js (worker)", "worker.js (file)", "renderer.js"} {
+			if _, ok := named[want]; !ok {
+				t.Errorf("%s: no item labelled %q", side, want)
+			}
+		}
+	}
+}

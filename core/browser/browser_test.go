@@ -1269,3 +1269,44 @@ func TestOutOfProcessFrameIsListedAndNeverUnchanged(t *testing.T) {
 	is.Equal(dom["status"], "unknown")
 	is.True(strings.Contains(dom["reason"].(string), "the before inspection lists 1 frame(s) of another site whose content it did not read (http://widget.test/w.html)"))
 }
+
+// A WebMCP declaration whose input schema the engine cut (more properties
+// than it keeps, ports.JSValue.PropsCut) says its property names are not
+// all of them, as does one whose schema is not an object literal; before,
+// a cut schema read as complete.
+func TestBundleSchemaPropertyNamesSayWhenCut(t *testing.T) {
+	str := func(s string) ports.JSValue { return ports.JSValue{Kind: ports.JSValString, Value: s} }
+	obj := func(cut bool, props ...ports.JSProp) ports.JSValue {
+		return ports.JSValue{Kind: ports.JSValObject, Props: props, PropsCut: cut}
+	}
+	prop := func(k string, v ports.JSValue) ports.JSProp { return ports.JSProp{Key: k, Value: v} }
+	schemaOf := func(schema ports.JSValue) ports.JSCall {
+		return ports.JSCall{Callee: "navigator.modelContext.registerTool", Position: -1, Args: []ports.JSValue{
+			obj(false, prop("name", str("t")), prop("inputSchema", schema))}}
+	}
+	cases := []struct {
+		name     string
+		schema   ports.JSValue
+		names    []any
+		complete bool
+	}{
+		{"whole", obj(false, prop("properties", obj(false, prop("b", obj(false)), prop("a", obj(false))))), []any{"a", "b"}, true},
+		{"properties cut", obj(false, prop("properties", obj(true, prop("a", obj(false))))), []any{"a"}, false},
+		{"schema cut before properties", obj(true, prop("type", str("object"))), []any{}, false},
+		{"schema without properties", obj(false, prop("type", str("object"))), []any{}, true},
+		{"schema by name", ports.JSValue{Kind: ports.JSValName, Value: "schema"}, []any{}, false},
+		{"properties by name", obj(false, prop("properties", ports.JSValue{Kind: ports.JSValName, Value: "props"})), []any{}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			reg, _ := core.NewRegistry(nil, &core.RegistryOptions{Browser: richFake(),
+				JavaScript: factsJS{&ports.JSFacts{Parsed: true, Calls: []ports.JSCall{schemaOf(c.schema)}}}})
+			s := core.NewSession(catalog(t), reg, nil)
+			b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+			d := b["observations"].(map[string]any)["webmcp_declarations"].([]any)[0].(map[string]any)
+			is.Equal(d["schema_property_names"], c.names)
+			is.Equal(d["schema_property_names_complete"], c.complete)
+		})
+	}
+}

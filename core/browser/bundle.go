@@ -780,17 +780,28 @@ func truncate(s string, n int) string {
 	return s[:n]
 }
 
-func schemaProps(v ports.JSValue) []string {
+// schemaProps is the property names of an input schema written as an
+// object literal, and whether they are all of them: not when the engine
+// kept only an object's first properties (ports.JSValue.PropsCut), of the
+// properties or of the schema before its properties key, nor when either
+// is not an object literal (a name, a call), whose keys were not read.
+func schemaProps(v ports.JSValue) (names []string, complete bool) {
 	out := []string{}
+	found := false
 	for _, p := range v.Props {
 		if p.Key == "properties" {
+			found = true
 			for _, q := range p.Value.Props {
 				out = append(out, q.Key)
 			}
+			complete = p.Value.Kind == ports.JSValObject && !p.Value.PropsCut
 		}
 	}
+	if !found {
+		complete = v.Kind == ports.JSValObject && !v.PropsCut
+	}
 	sort.Strings(out)
-	return out
+	return out, complete
 }
 
 // webmcpDecl reads one declared tool. It is placed where discover_webmcp_tools
@@ -799,7 +810,7 @@ func schemaProps(v ports.JSValue) []string {
 // registerTool in navigator.modelContext.registerTool(...), r in r(...)).
 // When that is unknown (-1), the tool's name literal stands in.
 func webmcpDecl(tool ports.JSValue, off int64, loc func(int64) BundleLocation) BundleWebMCPDeclaration {
-	d := BundleWebMCPDeclaration{SchemaPropertyNames: []string{}, Trust: "page-declared-untrusted"}
+	d := BundleWebMCPDeclaration{SchemaPropertyNames: []string{}, SchemaPropertyNamesComplete: true, Trust: "page-declared-untrusted"}
 	for _, p := range tool.Props {
 		switch p.Key {
 		case "name":
@@ -814,7 +825,7 @@ func webmcpDecl(tool ports.JSValue, off int64, loc func(int64) BundleLocation) B
 				d.Description = truncate(v, 2048)
 			}
 		case "inputSchema":
-			d.SchemaPropertyNames = schemaProps(p.Value)
+			d.SchemaPropertyNames, d.SchemaPropertyNamesComplete = schemaProps(p.Value)
 		}
 	}
 	d.Location = loc(off)

@@ -371,11 +371,15 @@ type BundleEndpoint struct {
 
 // BundleWebMCPDeclaration is one registerTool call found in a script.
 type BundleWebMCPDeclaration struct {
-	Name                string         `json:"name"`
-	Description         string         `json:"description"`
-	SchemaPropertyNames []string       `json:"schema_property_names"`
-	Trust               string         `json:"trust"`
-	Location            BundleLocation `json:"location"`
+	Name                string   `json:"name"`
+	Description         string   `json:"description"`
+	SchemaPropertyNames []string `json:"schema_property_names"`
+	// SchemaPropertyNamesComplete is false when SchemaPropertyNames may
+	// lack some: the schema (or its properties) has more properties than
+	// the JavaScript engine keeps, or is not an object literal.
+	SchemaPropertyNamesComplete bool           `json:"schema_property_names_complete"`
+	Trust                       string         `json:"trust"`
+	Location                    BundleLocation `json:"location"`
 }
 
 // BundleBasis is one piece of evidence for an inference.

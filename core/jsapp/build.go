@@ -886,6 +886,16 @@ func findProp(v ports.JSValue, dotted string) (ports.JSValue, bool) {
 	return cur, true
 }
 
+// prefsCut says whether a BrowserWindow's options were cut by the engine
+// (ports.JSValue.PropsCut) where webPreferences' keys would be: the
+// options before a webPreferences key, or webPreferences itself.
+func prefsCut(opts ports.JSValue) bool {
+	if wp, ok := findProp(opts, "webPreferences"); ok {
+		return wp.PropsCut
+	}
+	return opts.PropsCut
+}
+
 // valueOffset is where value v is written: its own offset (a literal's),
 // else its first literal's (path.join(__dirname, "preload.js")), or -1.
 func valueOffset(v ports.JSValue) int64 {
@@ -910,10 +920,21 @@ func (b *jsappBuilder) browserWindow(a *jsAsset, c ports.JSCall) string {
 	if len(c.Args) > 0 {
 		opts = c.Args[0]
 	}
-	for _, k := range []string{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity"} {
-		if v, ok := findProp(opts, "webPreferences."+k); ok && (v.Kind == ports.JSValBool) {
+	var unread []any
+	for _, k := range []string{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity", "preload"} {
+		v, ok := findProp(opts, "webPreferences."+k)
+		if ok && v.Kind == ports.JSValBool && k != "preload" {
 			props[k] = v.Value == "true"
 		}
+		if !ok && prefsCut(opts) {
+			unread = append(unread, k)
+		}
+	}
+	if len(unread) > 0 {
+		// The engine kept only the first properties of the options or of
+		// webPreferences: these keys may be set past the cut, so their
+		// absence is not Electron's default observed.
+		props["web_preferences_cut"] = unread
 	}
 	id := b.g.node("browser-window", b.localKey("browser-window", key), "BrowserWindow", props, b.atCall(a, c, c.Offset))
 	b.callEdge(a, c, id, "calls", map[string]any{"callee": c.Callee}, b.atCall(a, c, c.Offset))
@@ -1754,29 +1775,11 @@ func (b *jsappBuilder) importedHandler(a *jsAsset, i int) handlerFn {
 		if f.Call != i || f.Arg != 1 || f.Module == "" || f.Member == "" || strings.Contains(f.Member, ".") {
 			continue
 		}
-		p, ok := b.st.resolveModule(a.path, f.Module, ports.JSRequire)
-		if !ok {
-			return handlerFn{}
+		h, body, t := b.importedFunction(a, f.Module, f.Member)
+		if h.fn != "" && body.end > body.first {
+			b.addHandlerBody(t, body)
 		}
-		d, state := b.definedExport(b.st.assets[p], f.Member, 0, map[exportKey]bool{})
-		if state != 1 {
-			return handlerFn{}
-		}
-		t, found, p, name := d.a, d.e, d.a.path, d.name
-		switch found.Value.Kind {
-		case ports.JSValueFunction, ports.JSValueAsyncFunction, ports.JSValueGenerator, ports.JSValueAsyncGenerator:
-		default:
-			return handlerFn{}
-		}
-		ev := b.at(t, found.Offset)
-		fn := b.g.node("javascript-function", b.localKey("javascript-function", p+"#"+name), name, map[string]any{"path": p, "name": name}, ev)
-		if 0 <= found.First && found.First < found.End && found.End <= len(t.facts.Calls) && fn != "" {
-			if b.handlerBodies == nil {
-				b.handlerBodies = map[*jsAsset][]handlerBody{}
-			}
-			b.handlerBodies[t] = append(b.handlerBodies[t], handlerBody{found.First, found.End, fn})
-		}
-		return handlerFn{fn: fn, in: t.nodeID, ev: ev}
+		return h
 	}
 	return handlerFn{}
 }
@@ -1810,9 +1813,10 @@ func (b *jsappBuilder) memberOf(a *jsAsset, i int) (api, member string) {
 // expression written in the call, known by the call (its callee and
 // channel, which a new version keeps where offsets move; a second such
 // call in the file also by its place, the channel literal at off), or a
-// function the file declares and passes by name, known by its name. Both
-// in their file, or bundled module, whose names are its own. seen counts
-// the keys given so far. "" when the handler is no such function, or the
+// function the file declares and passes by name, known by its name (and,
+// for a member assigned another function before a later registration,
+// by that function's place too). Both in their file, or bundled module,
+// whose names are its own. seen counts the keys given so far. "" when the handler is no such function, or the
 // graph's node limit left it out.
 func (b *jsappBuilder) ipcHandler(a *jsAsset, c ports.JSCall, channel string, off int64, seen map[string]bool) string {
 	if len(c.Args) < 2 || c.Args[1].Kind != ports.JSValFunction {
@@ -1826,10 +1830,27 @@ func (b *jsappBuilder) ipcHandler(a *jsAsset, c ports.JSCall, channel string, of
 	label := c.Callee + "(" + strconv.Quote(channel) + ") handler"
 	props := map[string]any{"path": a.path, "channel": channel, "registered_by": c.Callee}
 	key, at := scope+"#"+label, off
+	if fn.Offset >= 0 {
+		at = fn.Offset
+	}
+	ev := b.at(a, at)
 	if fn.Value != "" {
-		// One function may handle several channels: one node.
+		// One function may handle several channels: one node. A member
+		// assigned again between two registrations (handlers.open =
+		// ...) names another function, defined elsewhere (fn.Offset):
+		// a node of its own, labelled as assigned there.
 		key, label = scope+"#"+fn.Value, fn.Value
 		props = map[string]any{"path": a.path, "name": fn.Value}
+		first := key + "\x00first@" // + the offset of the name's first function
+		if !seen[key] {
+			seen[first+strconv.FormatInt(fn.Offset, 10)] = true
+		} else if fn.Offset >= 0 && !seen[first+strconv.FormatInt(fn.Offset, 10)] && !seen[first+"-1"] {
+			key += "@" + strconv.FormatInt(fn.Offset, 10)
+			label += " (assigned again)"
+			if l := ev.Locations[0].Line; l > 0 {
+				label = fn.Value + " (assigned at line " + strconv.FormatInt(l, 10) + ")"
+			}
+		}
 	} else if seen[key] {
 		if off < 0 {
 			off = callOffset(c)
@@ -1840,10 +1861,7 @@ func (b *jsappBuilder) ipcHandler(a *jsAsset, c ports.JSCall, channel string, of
 		key += "@" + strconv.FormatInt(off, 10)
 	}
 	seen[key] = true
-	if fn.Offset >= 0 {
-		at = fn.Offset
-	}
-	return b.g.node("javascript-function", b.localKey("javascript-function", key), label, props, b.at(a, at))
+	return b.g.node("javascript-function", b.localKey("javascript-function", key), label, props, ev)
 }
 
 // --- bundles and source maps ---

@@ -67,6 +67,8 @@ var jsappCallSelector = &ports.JSCallSelector{
 	ModuleSuffixes:  []string{".node", "child_process"},
 	Roots:           []string{"window", "globalThis"},
 	ModuleLastNames: fsCopySelectors, // fs.cp (gap_fs.go)
+	// A handler's calls into the app's other files (calleePhase).
+	RelativeInArguments: true,
 }
 
 type jsappRequest struct {
@@ -612,6 +614,7 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 	}
 	b.bundlePhase()  // first: calls inside bundled modules start from the module's node
 	b.handlerPhase() // before the calls are linked: a handler's go from it
+	b.calleePhase()
 	b.electronPhase()
 	st.releaseLinks()
 	if !st.truncated {

@@ -114,7 +114,6 @@ func cmpNodes(ix *appIndex, asName string) []*cmpNode {
 			}
 		}
 		c.contra = contra[c.path]
-		c.label = humanLabel(ix, n)
 		props := comparedProps(n)
 		if root != "" {
 			c.path, c.local, c.inMap = unroot(c.path, root, asName), unroot(c.local, root, asName), unroot(c.inMap, root, asName)
@@ -122,6 +121,16 @@ func cmpNodes(ix *appIndex, asName string) []*cmpNode {
 		}
 		c.props, c.propMap = core.MustDigest(props), props
 		out = append(out, c)
+	}
+	// Labelled as traces label: two nodes of a side that read alike
+	// ("worker.js") are told apart by kind, file or ID.
+	ids := make([]string, len(out))
+	for i, c := range out {
+		ids[i] = c.n.NodeID
+	}
+	labels := traceLabels(ix, ids)
+	for _, c := range out {
+		c.label = labels[c.n.NodeID]
 	}
 	return out
 }

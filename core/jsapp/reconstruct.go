@@ -212,6 +212,9 @@ func obligation(ix *appIndex, n *Node, kind string) map[string]any {
 				match[k] = v
 			}
 		}
+		if n.prop("web_preferences_cut") != nil {
+			status = "partial" // some settings were past the engine's cut
+		}
 	default:
 		req = "run the " + strings.TrimPrefix(n.Kind, "electron-") + " process " + n.propString("path")
 		match["role"] = n.propString("role")

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A BrowserWindow whose options the engine cut (it keeps an object's
+// first 32 properties) says on its node which security preferences may be
+// set past the cut, and reports none of them as observed: here sandbox
+// and contextIsolation are set to false past the cut. Before, the node
+// just lacked them, read as Electron's defaults, and only the file's
+// limitation hinted at it.
+func TestJSAppCutWebPreferencesAreMarked(t *testing.T) {
+	var many []string
+	for i := range 33 {
+		many = append(many, fmt.Sprintf("k%d: %d", i, i))
+	}
+	pad := strings.Join(many, ", ")
+	cases := []struct {
+		name, opts string
+		cut        []any // web_preferences_cut; nil: none
+		props      map[string]any
+	}{
+		{"webPreferences cut",
+			`{ webPreferences: { nodeIntegration: true, ` + pad + `, sandbox: false, contextIsolation: false } }`,
+			[]any{"contextIsolation", "sandbox", "webSecurity", "preload"}, map[string]any{"nodeIntegration": true}},
+		{"options cut before webPreferences",
+			`{ ` + pad + `, webPreferences: { sandbox: false } }`,
+			[]any{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity", "preload"}, map[string]any{}},
+		{"whole",
+			`{ webPreferences: { sandbox: false } }`,
+			nil, map[string]any{"sandbox": false}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{
+				"package.json": `{"name":"w","main":"main.js"}`,
+				"main.js":      "const { app, BrowserWindow } = require('electron');\napp.whenReady().then(() => new BrowserWindow(" + c.opts + "));\n",
+			})
+			g, _ := labelledGraph(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": dir}))
+			n := 0
+			for _, nd := range g.Nodes {
+				if nd.Kind != "browser-window" {
+					continue
+				}
+				n++
+				p := nd.Observations[0].Properties
+				if got := fmt.Sprint(p["web_preferences_cut"]); p["web_preferences_cut"] != nil || c.cut != nil {
+					if got != fmt.Sprint(c.cut) {
+						t.Errorf("web_preferences_cut = %s, want %v", got, c.cut)
+					}
+				}
+				for _, k := range []string{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity"} {
+					if fmt.Sprint(p[k]) != fmt.Sprint(c.props[k]) {
+						t.Errorf("%s = %v, want %v", k, p[k], c.props[k])
+					}
+				}
+			}
+			if n != 1 {
+				t.Fatalf("%d browser-window nodes, want 1", n)
+			}
+		})
+	}
+}
