@@ -159,8 +159,6 @@ type jsappState struct {
 	// what the result needs of the graph once it is released
 	manifest       artifact.InventoryArtifactResultManifest
 	contradictions []artifact.Contradiction
-	// the seal's relaxed collection target (result()), ended on return
-	sealing *gcRelax
 
 	// asar is the path of an ASAR archive the input is or holds ("." for
 	// the root), "" when there is none: Electron's archive format makes
@@ -190,7 +188,6 @@ func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) 
 		pre: map[string]*prefetched{}, prePkg: map[string]*prefetchedPackage{}, preSrc: map[string]*prefetchedSrcs{}, budget: newByteBudget(jsappParseBudget)}
 	parsing := relaxGC()
 	defer parsing.end()
-	defer func() { st.sealing.end() }()
 	if err := st.inventory(ctx); err != nil {
 		return nil, err
 	}
@@ -249,7 +246,9 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	req.observe("inventory")
 	// JavaScript is parsed from the bytes the inventory hashes, on the
 	// goroutines that hash them, so parsing overlaps the rest of the
-	// inventory and no file is read twice.
+	// inventory and no file is read twice. The inventory's seal and its
+	// recheck of the tree finish behind the build (artifact's Behind: the
+	// build runs on one goroutine), which settles them before its result.
 	// So are the package.json files (readPackages would read each again),
 	// and HTML documents are scanned for module scripts (htmlModuleScripts).
 	wants := func(p string, size int64) bool {
@@ -264,7 +263,7 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		return false
 	}
 	g, err := artifact.Build(ctx, artifact.Request{Op: req.op, Path: req.path, Policy: req.policy, Limits: jsappArtifactLimits,
-		Openers: req.openers, Observe: req.observe, KeepOpen: true, NoText: true, Wants: wants,
+		Openers: req.openers, Observe: req.observe, KeepOpen: true, NoText: true, Behind: true, Wants: wants,
 		Content: func(p, sha string, data []byte) {
 			switch classifyJSFile(p) {
 			case "package":
@@ -281,8 +280,8 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// The analysis reads the graph's items, never its inventory result.
-	g.DropInventory()
+	// The analysis reads the graph's items, never its inventory result
+	// (which a Behind build does not keep).
 	st.g = g
 	st.rootSHA = g.Manifest.RootSHA256
 	st.format = g.Manifest.RootFormat
@@ -626,6 +625,12 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 	b.ipcPhase()
 	if ctx.Err() != nil && !st.truncated {
 		st.truncated, st.partialWhy = true, "graph"
+	}
+	// The inventory's seal and recheck ran behind the build: the result
+	// needs the inventory's digest, and a tree that changed fails the call
+	// as it would have before the build.
+	if err := st.g.Settle(); err != nil {
+		return nil, err
 	}
 	st.req.observe("sealing the graph")
 	return b.result(), nil
