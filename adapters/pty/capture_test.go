@@ -468,17 +468,7 @@ func TestLateLoopbackListener(t *testing.T) {
 // they were read from rea's /proc/net, which lists rea's namespace only.
 func TestListenerInItsOwnNetworkNamespace(t *testing.T) {
 	is := is.New(t)
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Skip("unshare is not installed")
-	}
-	ip, err := exec.LookPath("ip")
-	if err != nil {
-		t.Skip("ip is not installed")
-	}
-	if b, err := exec.Command(unshare, "-rn", ip, "link", "set", "lo", "up").CombinedOutput(); err != nil {
-		t.Skipf("no network namespace of our own here (unshare -rn: %v: %s)", err, b)
-	}
+	unshare, ip := ownNamespaceTools(t)
 	e := engine(t)
 	sc := ports.NewCaptureScenario(unshare)
 	sc.Arguments = []string{"-rn", "/bin/sh", "-c", ip + " link set lo up && exec " + program(t, "listen")}
@@ -492,6 +482,46 @@ func TestListenerInItsOwnNetworkNamespace(t *testing.T) {
 	is.Equal(len(c.ListeningSockets), 1)
 	is.Equal(c.ListeningSockets[0].Port, port)
 	is.True(c.ListeningSockets[0].Loopback)
+}
+
+// A socket that listens late in a network namespace of the program's own,
+// where more than two of its processes live, is found: the namespace's
+// counters changed, so every process's descriptors are read again.
+func TestLateListenerInItsOwnNetworkNamespace(t *testing.T) {
+	is := is.New(t)
+	unshare, ip := ownNamespaceTools(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(unshare)
+	sc.Arguments = []string{"-rn", "/bin/sh", "-c", ip + " link set lo up && { sleep 30 & a=$!; sleep 30 & b=$!; " +
+		program(t, "listen") + " late; kill $a $b; }"}
+	sc.Events = []ports.CaptureEvent{{AtMS: 800, Type: ports.EventInput, Data: "\n"}, {AtMS: 900, Type: ports.EventInput, Data: "\n"}}
+	sc.TimeoutMS = 10000
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	m := regexp.MustCompile(`127\.0\.0\.1:(\d+)`).FindStringSubmatch(strings.Join(rawText(c), ""))
+	is.True(m != nil) // it listened
+	port, _ := strconv.Atoi(m[1])
+	is.True(len(c.Processes) >= 4) // unshare's sh, two sleeps, listen
+	is.Equal(len(c.ListeningSockets), 1)
+	is.Equal(c.ListeningSockets[0].Port, port)
+	is.True(c.ListeningSockets[0].FirstSeenMS >= 800) // not before it listened
+}
+
+// ownNamespaceTools returns unshare and ip, or skips when the host cannot
+// give the program a network namespace of its own.
+func ownNamespaceTools(t *testing.T) (unshare, ip string) {
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("unshare is not installed")
+	}
+	ip, err = exec.LookPath("ip")
+	if err != nil {
+		t.Skip("ip is not installed")
+	}
+	if b, err := exec.Command(unshare, "-rn", ip, "link", "set", "lo", "up").CombinedOutput(); err != nil {
+		t.Skipf("no network namespace of our own here (unshare -rn: %v: %s)", err, b)
+	}
+	return unshare, ip
 }
 
 func rawText(c *ports.ProcessCapture) []string {
