@@ -35,6 +35,16 @@ func TestCloseEndsTheSocketsAndTheServer(t *testing.T) {
 			c, err := wsock.Dial(context.Background(), ws, 1<<20)
 			is.NoErr(err)
 			defer c.Close()
+			// A reply to a command says the fake holds the socket: Dial
+			// returns once the handshake is answered, which may be before.
+			is.NoErr(c.WriteMessage(wsock.OpText, []byte(`{"id":1,"method":"Runtime.evaluate","params":{}}`)))
+			for {
+				_, b, err := c.ReadMessage()
+				is.NoErr(err)
+				if strings.Contains(string(b), `"id":1`) {
+					break
+				}
+			}
 			ended := make(chan error, 1)
 			go func() {
 				for {
