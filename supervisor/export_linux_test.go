@@ -5,3 +5,6 @@ func ParseStat(pid int, b []byte) (ppid, pgid, sid int, start uint64, state byte
 	p, err := parseStat(pid, b)
 	return p.ppid, p.pgid, p.sid, p.start, p.state, p.comm, err
 }
+
+// StrangerRecheckLooks is how many looks a stranger's reading stands.
+const StrangerRecheckLooks = strangerRecheckLooks

@@ -223,3 +223,56 @@ func TestStrangerIsReadAgainWhenItsParentExits(t *testing.T) {
 	is.NoErr(r.Cleanup(context.Background()))
 	checkGone(t, r, nil)
 }
+
+// A stranger that died while its parent lives, not reaped (a zombie,
+// whose /proc directory stays), is seen dead within strangerRecheckLooks
+// looks: its reading is renewed whatever its parent. Before, a look kept
+// its reading, live, until its parent reaped it, which a parent need
+// never do.
+func TestDeadStrangerIsSeenDeadBeforeItIsReaped(t *testing.T) {
+	is := is.New(t)
+	r, _ := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "1"))
+	stranger := exec.Command("sleep", "30")
+	stranger.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // not the launcher's session, which is read
+	is.NoErr(stranger.Start())
+	pid := stranger.Process.Pid
+	reaped := false
+	t.Cleanup(func() {
+		if !reaped {
+			stranger.Process.Kill()
+			stranger.Wait()
+		}
+	})
+	for range 2 { // the first proves it a stranger, the second keeps that reading
+		_, err := r.Look(context.Background())
+		is.NoErr(err)
+	}
+	parents, err := supervisor.LookParents(r)
+	is.NoErr(err)
+	_, live := parents[pid]
+	is.True(live)
+
+	is.NoErr(stranger.Process.Kill()) // the test's own child; not reaped yet
+	for {
+		p, err := supervisor.ReadProc(pid)
+		is.NoErr(err) // a zombie until the test reaps it
+		if p.Dead() {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	seenDead := false
+	for range 2 * supervisor.StrangerRecheckLooks {
+		parents, err := supervisor.LookParents(r)
+		is.NoErr(err)
+		if _, live := parents[pid]; !live {
+			seenDead = true
+			break
+		}
+	}
+	is.True(seenDead)
+	stranger.Wait()
+	reaped = true
+	is.NoErr(r.Cleanup(context.Background()))
+	checkGone(t, r, nil)
+}

@@ -27,7 +27,8 @@ type procKey struct {
 }
 
 // seenStat is what a look read of one process's stat, with the inode
-// number /proc's listing gave the process's directory then. stranger: the
+// number /proc's listing gave the process's directory then, and which look
+// read it. stranger: the
 // look proved the process not the run's (born after the launcher, not a
 // descendant, its environment read without the run ID) while its parent,
 // started at parentStart, lived (see lookTable).
@@ -36,6 +37,7 @@ type seenStat struct {
 	ino         uint64
 	stranger    bool
 	parentStart uint64
+	readAt      int // the look (Run.looks) that read p
 }
 
 // tokenSeen is what one read of a process's environment found.

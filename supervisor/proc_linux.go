@@ -259,12 +259,19 @@ func readDirents(path string, limit int, each func(name []byte, ino uint64)) err
 // would be read), and census reads it again before it proves it the run's
 // on any account.
 //
+// Nor does a stranger's parent tell when the stranger dies: it stays in
+// /proc, a zombie, until its parent reaps it, and a parent may never. So a
+// stranger is read again strangerRecheckLooks looks after its last
+// reading, whatever its parent: one that died is then seen dead, at most
+// that many looks (a second of a capture's) late, not live until reaped.
+//
 // The stop and Lineage read the whole table (readTable), as before.
 func (r *Run) lookTable(ctx context.Context, since uint64, sessions map[int]bool) (tab map[int]procInfo, stale map[int]bool, err error) {
 	ents, err := readPIDs(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
+	r.looks++
 	next := make(map[int]seenStat, len(ents))
 	tab = make(map[int]procInfo, len(ents))
 	// A stranger's parent is read at this look; the stranger itself only
@@ -299,7 +306,7 @@ func (r *Run) lookTable(ctx context.Context, since uint64, sessions map[int]bool
 			if err != nil {
 				continue // gone since the directory was read, or unparsable
 			}
-			s = seenStat{p: p, ino: e.ino}
+			s = seenStat{p: p, ino: e.ino, readAt: r.looks}
 			fresh[e.pid] = true
 		}
 		keep(e, s)
@@ -311,7 +318,8 @@ func (r *Run) lookTable(ctx context.Context, since uint64, sessions map[int]bool
 		}
 		s := r.seen[e.pid]
 		parent, ok := next[s.p.ppid]
-		if ok && fresh[s.p.ppid] && parent.p.start == s.parentStart && !parent.p.dead() && !parent.p.exiting {
+		if ok && fresh[s.p.ppid] && parent.p.start == s.parentStart && !parent.p.dead() && !parent.p.exiting &&
+			r.looks-s.readAt < strangerRecheckLooks {
 			keep(e, s)
 			if !s.p.dead() {
 				stale[e.pid] = true
@@ -322,11 +330,15 @@ func (r *Run) lookTable(ctx context.Context, since uint64, sessions map[int]bool
 		if err != nil {
 			continue
 		}
-		keep(e, seenStat{p: p, ino: e.ino})
+		keep(e, seenStat{p: p, ino: e.ino, readAt: r.looks})
 	}
 	r.seen = next
 	return tab, stale, nil
 }
+
+// strangerRecheckLooks is how many looks a stranger's reading stands
+// while its parent lives (see lookTable).
+const strangerRecheckLooks = 20
 
 // readStatForLook reads pid's stat for a look (through statHook in tests).
 func (r *Run) readStatForLook(pid int) (procInfo, error) {

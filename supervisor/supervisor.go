@@ -95,6 +95,7 @@ type Run struct {
 	launchSID int                                                    // the launcher's session at launch
 	lookMu    sync.Mutex                                             // serialises Look, and guards seen and sessions
 	seen      map[int]seenStat                                       // what the last look read of each process's stat
+	looks     int                                                    // lookTable's readings so far
 	sessions  map[int]bool                                           // the sessions of processes Look proved ours
 	statHook  func(pid int) (procInfo, error)                        // nil: readStat (tests count Look's reads)
 	signals   []ports.SignalAttempt

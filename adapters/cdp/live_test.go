@@ -334,6 +334,23 @@ func (r *recordingLauncher) Launch(ctx context.Context, spec cdp.LaunchSpec) (cd
 	return b, err
 }
 
+// checkNothingLeft checks that the one browser r launched left nothing: no
+// process of its group or naming its profile, no profile directory, no
+// temporary entry that was not among before (tempEntries before the run).
+func (r *recordingLauncher) checkNothingLeft(t *testing.T, before []string) {
+	t.Helper()
+	is := is.New(t)
+	r.mu.Lock()
+	browsers := append([]cdp.OwnedBrowser(nil), r.browsers...)
+	r.mu.Unlock()
+	is.Equal(len(browsers), 1)
+	root := filepath.Dir(browsers[0].ProfileDir())
+	_, err := os.Lstat(root)
+	is.True(os.IsNotExist(err))
+	is.Equal(liveProcesses(browsers[0].PID(), root), nil)
+	is.Equal(tempEntries(t), before)
+}
+
 func TestLiveScenario(t *testing.T) {
 	if cdp.FindChromium() == "" {
 		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
@@ -388,15 +405,7 @@ func TestLiveScenario(t *testing.T) {
 		return ev.Kind == "page-error" && ev.Text == "fixture click failure" && strings.HasPrefix(ev.Stack, "TypeError: fixture click failure\n    at ")
 	}))
 
-	// Nothing is left: no process of the browser's group or naming its
-	// profile, no profile directory, no new temporary entry.
-	is.Equal(len(rl.browsers), 1)
-	b := rl.browsers[0]
-	root := filepath.Dir(b.ProfileDir())
-	_, err = os.Lstat(root)
-	is.True(os.IsNotExist(err))
-	is.Equal(liveProcesses(b.PID(), root), nil)
-	is.Equal(tempEntries(t), before)
+	rl.checkNothingLeft(t, before)
 }
 
 // privateTemp gives the test a temporary directory of its own (short enough
@@ -484,13 +493,7 @@ func TestLiveScenarioCancelled(t *testing.T) {
 	_, err := e.RunScenario(ctx, ports.BrowserScenarioRequest{StartURL: site + "/app",
 		Steps: []ports.BrowserScenarioStep{{StepID: "long", Action: "wait", DurationMS: 10000, TimeoutMS: 20000}}})
 	is.Equal(code(t, err), ports.BrowserCancelled)
-	is.Equal(len(rl.browsers), 1)
-	b := rl.browsers[0]
-	root := filepath.Dir(b.ProfileDir())
-	_, err = os.Lstat(root)
-	is.True(os.IsNotExist(err))
-	is.Equal(liveProcesses(b.PID(), root), nil)
-	is.Equal(tempEntries(t), before)
+	rl.checkNothingLeft(t, before)
 }
 
 func TestLiveScenarioForeignWebSockets(t *testing.T) {

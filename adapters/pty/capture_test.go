@@ -420,20 +420,14 @@ func TestZeroLimitsKeepNothing(t *testing.T) {
 
 func TestLoopbackListener(t *testing.T) {
 	is := is.New(t)
-	e := engine(t)
 	sc := ports.NewCaptureScenario(program(t, "listen"))
 	sc.Events = []ports.CaptureEvent{{AtMS: 800, Type: ports.EventInput, Data: "\n"}}
 	sc.TimeoutMS = 10000
-	c, err := capture(t, e, context.Background(), sc)
-	is.NoErr(err)
-	m := regexp.MustCompile(`127\.0\.0\.1:(\d+)`).FindStringSubmatch(strings.Join(rawText(c), ""))
-	is.True(m != nil)
-	port, _ := strconv.Atoi(m[1])
-	is.Equal(len(c.ListeningSockets), 1)
+	c, port := listenerCapture(t, sc)
 	ls := c.ListeningSockets[0]
+	is.Equal(ls.Port, port)
 	is.Equal(ls.Protocol, "tcp")
 	is.Equal(ls.Address, "127.0.0.1")
-	is.Equal(ls.Port, port)
 	is.True(ls.Loopback)
 	is.Equal(ls.PID, c.Processes[0].PID)
 	is.Equal(ls.NormalizedPort, "<port>")
@@ -446,17 +440,11 @@ func TestLoopbackListener(t *testing.T) {
 // descriptors when one appears that no earlier look explained.
 func TestLateLoopbackListener(t *testing.T) {
 	is := is.New(t)
-	e := engine(t)
 	sc := ports.NewCaptureScenario(program(t, "listen"))
 	sc.Arguments = []string{"late"}
 	sc.Events = []ports.CaptureEvent{{AtMS: 800, Type: ports.EventInput, Data: "\n"}, {AtMS: 900, Type: ports.EventInput, Data: "\n"}}
 	sc.TimeoutMS = 10000
-	c, err := capture(t, e, context.Background(), sc)
-	is.NoErr(err)
-	m := regexp.MustCompile(`127\.0\.0\.1:(\d+)`).FindStringSubmatch(strings.Join(rawText(c), ""))
-	is.True(m != nil)
-	port, _ := strconv.Atoi(m[1])
-	is.Equal(len(c.ListeningSockets), 1)
+	c, port := listenerCapture(t, sc)
 	is.Equal(c.ListeningSockets[0].Port, port)
 	is.Equal(c.ListeningSockets[0].Address, "127.0.0.1")
 	is.Equal(c.ListeningSockets[0].PID, c.Processes[0].PID)
@@ -468,30 +456,63 @@ func TestLateLoopbackListener(t *testing.T) {
 // they were read from rea's /proc/net, which lists rea's namespace only.
 func TestListenerInItsOwnNetworkNamespace(t *testing.T) {
 	is := is.New(t)
+	unshare, ip := ownNamespaceTools(t)
+	sc := ports.NewCaptureScenario(unshare)
+	sc.Arguments = []string{"-rn", "/bin/sh", "-c", ip + " link set lo up && exec " + program(t, "listen")}
+	sc.Events = []ports.CaptureEvent{{AtMS: 800, Type: ports.EventInput, Data: "\n"}}
+	sc.TimeoutMS = 10000
+	c, port := listenerCapture(t, sc)
+	is.Equal(c.ListeningSockets[0].Port, port)
+	is.True(c.ListeningSockets[0].Loopback)
+}
+
+// A socket that listens late in a network namespace of the program's own,
+// where more than two of its processes live, is found: the namespace's
+// counters changed, so every process's descriptors are read again.
+func TestLateListenerInItsOwnNetworkNamespace(t *testing.T) {
+	is := is.New(t)
+	unshare, ip := ownNamespaceTools(t)
+	sc := ports.NewCaptureScenario(unshare)
+	sc.Arguments = []string{"-rn", "/bin/sh", "-c", ip + " link set lo up && { sleep 30 & a=$!; sleep 30 & b=$!; " +
+		program(t, "listen") + " late; kill $a $b; }"}
+	sc.Events = []ports.CaptureEvent{{AtMS: 800, Type: ports.EventInput, Data: "\n"}, {AtMS: 900, Type: ports.EventInput, Data: "\n"}}
+	sc.TimeoutMS = 10000
+	c, port := listenerCapture(t, sc)
+	is.True(len(c.Processes) >= 4) // unshare's sh, two sleeps, listen
+	is.Equal(c.ListeningSockets[0].Port, port)
+	is.True(c.ListeningSockets[0].FirstSeenMS >= 800) // not before it listened
+}
+
+// ownNamespaceTools returns unshare and ip, or skips when the host cannot
+// give the program a network namespace of its own.
+func ownNamespaceTools(t *testing.T) (unshare, ip string) {
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
 		t.Skip("unshare is not installed")
 	}
-	ip, err := exec.LookPath("ip")
+	ip, err = exec.LookPath("ip")
 	if err != nil {
 		t.Skip("ip is not installed")
 	}
 	if b, err := exec.Command(unshare, "-rn", ip, "link", "set", "lo", "up").CombinedOutput(); err != nil {
 		t.Skipf("no network namespace of our own here (unshare -rn: %v: %s)", err, b)
 	}
-	e := engine(t)
-	sc := ports.NewCaptureScenario(unshare)
-	sc.Arguments = []string{"-rn", "/bin/sh", "-c", ip + " link set lo up && exec " + program(t, "listen")}
-	sc.Events = []ports.CaptureEvent{{AtMS: 800, Type: ports.EventInput, Data: "\n"}}
-	sc.TimeoutMS = 10000
-	c, err := capture(t, e, context.Background(), sc)
+	return unshare, ip
+}
+
+// listenerCapture captures sc, a run of testdata/listen, and returns the
+// capture and the loopback port the program printed, checking that the
+// capture found one listening socket.
+func listenerCapture(t *testing.T, sc ports.CaptureScenario) (*ports.ProcessCapture, int) {
+	t.Helper()
+	is := is.New(t)
+	c, err := capture(t, engine(t), context.Background(), sc)
 	is.NoErr(err)
 	m := regexp.MustCompile(`127\.0\.0\.1:(\d+)`).FindStringSubmatch(strings.Join(rawText(c), ""))
 	is.True(m != nil) // it listened
 	port, _ := strconv.Atoi(m[1])
 	is.Equal(len(c.ListeningSockets), 1)
-	is.Equal(c.ListeningSockets[0].Port, port)
-	is.True(c.ListeningSockets[0].Loopback)
+	return c, port
 }
 
 func rawText(c *ports.ProcessCapture) []string {

@@ -22,7 +22,13 @@ import (
 //
 // The socket is opened at the first call and kept for the next (opening
 // one costs more than a dump); close closes it.
-type diagSocket struct{ fd int }
+type diagSocket struct {
+	fd int
+	// record, when set, is given every datagram of a reply as received,
+	// with the request's sequence number (a test keeps them as the fuzz
+	// corpus).
+	record func(seq uint32, datagram []byte)
+}
 
 func (d *diagSocket) close() {
 	if d.fd > 0 {
@@ -46,7 +52,7 @@ func (d *diagSocket) listeners() ([]protoListener, error) {
 		if fam == syscall.AF_INET6 {
 			proto = "tcp6"
 		}
-		ls, err := dumpListeners(fd, fam, uint32(i+1))
+		ls, err := dumpListeners(fd, fam, uint32(i+1), d.record)
 		if err != nil {
 			d.close() // a reply half read must not be taken for the next one's
 			return nil, fmt.Errorf("pty: socket diagnostics (%s): %w", proto, err)
@@ -77,7 +83,7 @@ const (
 // dumpListeners asks for the listening TCP sockets of family fam and reads
 // the reply. The reply is the kernel's, but it is parsed as untrusted
 // input: a malformed message is an error, never a panic.
-func dumpListeners(fd int, fam uint8, seq uint32) ([]listener, error) {
+func dumpListeners(fd int, fam uint8, seq uint32, record func(uint32, []byte)) ([]listener, error) {
 	req := make([]byte, nlmsgHdrLen+56)
 	binary.NativeEndian.PutUint32(req[0:4], uint32(len(req)))
 	binary.NativeEndian.PutUint16(req[4:6], sockDiagByFamily)
@@ -102,54 +108,69 @@ func dumpListeners(fd int, fam uint8, seq uint32) ([]listener, error) {
 		if n <= 0 {
 			return nil, errors.New("empty reply")
 		}
-		for b := buf[:n]; len(b) > 0; {
-			if len(b) < nlmsgHdrLen {
-				return nil, errors.New("short message")
-			}
-			l := int(binary.NativeEndian.Uint32(b[0:4]))
-			typ := binary.NativeEndian.Uint16(b[4:6])
-			mseq := binary.NativeEndian.Uint32(b[8:12])
-			if l < nlmsgHdrLen || l > len(b) {
-				return nil, fmt.Errorf("message of %d bytes", l)
-			}
-			body := b[nlmsgHdrLen:l]
-			if a := (l + 3) &^ 3; a <= len(b) {
-				b = b[a:]
-			} else {
-				b = nil
-			}
-			if mseq != seq {
-				continue // not a reply to this request
-			}
-			switch typ {
-			case syscall.NLMSG_DONE:
-				return out, nil
-			case syscall.NLMSG_ERROR:
-				if len(body) >= 4 {
-					if code := int32(binary.NativeEndian.Uint32(body[0:4])); code < 0 {
-						return nil, syscall.Errno(-code)
-					}
-				}
-				return nil, errors.New("error message")
-			case sockDiagByFamily:
-			default:
-				continue
-			}
-			if len(body) < inetDiagMsgLen {
-				return nil, errors.New("short socket message")
-			}
-			if body[1] != tcpListenState || len(out) >= maxDiagListeners {
-				continue
-			}
-			port := int(binary.BigEndian.Uint16(body[4:6]))
-			var ip net.IP
-			if body[0] == syscall.AF_INET {
-				ip = net.IP(append([]byte(nil), body[8:12]...))
-			} else {
-				ip = net.IP(append([]byte(nil), body[8:24]...))
-			}
-			inode := binary.NativeEndian.Uint32(body[68:72])
-			out = append(out, listener{addr: ip, port: port, inode: strconv.FormatUint(uint64(inode), 10)})
+		if record != nil {
+			record(seq, append([]byte(nil), buf[:n]...))
+		}
+		var done bool
+		if out, done, err = parseDiagReply(buf[:n], seq, out); err != nil || done {
+			return out, err
 		}
 	}
+}
+
+// parseDiagReply appends to out the listeners of one datagram b of a dump's
+// reply to request seq. done: the datagram ended the dump. b is the
+// kernel's, but is parsed as untrusted input: a malformed message is an
+// error, never a panic.
+func parseDiagReply(b []byte, seq uint32, out []listener) (_ []listener, done bool, err error) {
+	for len(b) > 0 {
+		if len(b) < nlmsgHdrLen {
+			return nil, false, errors.New("short message")
+		}
+		l := int(binary.NativeEndian.Uint32(b[0:4]))
+		typ := binary.NativeEndian.Uint16(b[4:6])
+		mseq := binary.NativeEndian.Uint32(b[8:12])
+		if l < nlmsgHdrLen || l > len(b) {
+			return nil, false, fmt.Errorf("message of %d bytes", l)
+		}
+		body := b[nlmsgHdrLen:l]
+		if a := (l + 3) &^ 3; a <= len(b) {
+			b = b[a:]
+		} else {
+			b = nil
+		}
+		if mseq != seq {
+			continue // not a reply to this request
+		}
+		switch typ {
+		case syscall.NLMSG_DONE:
+			return out, true, nil
+		case syscall.NLMSG_ERROR:
+			if len(body) >= 4 {
+				if code := int32(binary.NativeEndian.Uint32(body[0:4])); code < 0 {
+					return nil, false, syscall.Errno(-code)
+				}
+			}
+			return nil, false, errors.New("error message")
+		case sockDiagByFamily:
+		default:
+			continue
+		}
+		if len(body) < inetDiagMsgLen {
+			return nil, false, errors.New("short socket message")
+		}
+		if body[1] != tcpListenState || len(out) >= maxDiagListeners {
+			continue
+		}
+		port := int(binary.BigEndian.Uint16(body[4:6]))
+		var ip net.IP
+		if body[0] == syscall.AF_INET {
+			ip = net.IP(append([]byte(nil), body[8:12]...))
+		} else {
+			ip = net.IP(append([]byte(nil), body[8:24]...))
+		}
+		inode := binary.NativeEndian.Uint32(body[68:72])
+		out = append(out, listener{addr: ip, port: port, inode: strconv.FormatUint(uint64(inode), 10)})
+	}
+	return out, false, nil
 }

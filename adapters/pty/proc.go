@@ -65,9 +65,13 @@ type sampler struct {
 	netns        func(pid int) (string, error)
 	netTable     func(pid int, proto string) ([]byte, error)
 	socketInodes func(pid int) ([]string, bool)
+	// sockstat reads the counters of pid's network namespace that a new
+	// socket, or a socket that starts to listen, changes (see
+	// sampleOtherNamespace).
+	sockstat func(pid int) (string, error)
 	// rea's own network namespace and its listeners (see
-	// sampleOwnNamespace); ownListeners nil: scan every process's
-	// descriptors at every look, as for another namespace. A look at no
+	// sampleOwnNamespace); ownListeners nil: every namespace, rea's
+	// included, is sampled as another (sampleOtherNamespace). A look at no
 	// more than scanAllUpTo live processes scans them all: listing the
 	// listeners costs about as much as reading one or two processes'
 	// descriptors.
@@ -89,15 +93,39 @@ type sampler struct {
 	foreign    map[string]bool // listening in rea's namespace, held by no process of the capture at the last full scan
 	scanned    map[procKey]bool
 	unreadable map[int]string
+	looks      int
+	nsOf       map[procKey]nsSeen  // each live process's network namespace, read once per program image
+	others     map[string]*otherNS // the namespaces other than rea's (or all, without the diagnostics) at the last look
 }
+
+// nsSeen is a process's network namespace as read while it ran image.
+type nsSeen struct {
+	image uint64
+	ns    string
+}
+
+// otherNS is what the last looks read of a network namespace other than
+// rea's: its counters (sockstat) when its processes were last scanned,
+// the look that scanned them all, and the processes whose descriptors
+// were read since.
+type otherNS struct {
+	counters string
+	fullAt   int
+	scanned  map[procKey]bool
+}
+
+// otherRescanLooks bounds how many looks (of 50 ms) pass between two
+// scans of every process of another namespace, whatever its counters say.
+const otherRescanLooks = 20
 
 func newSampler(launcher int, limit int64, look func() ([]supervisor.Owned, error)) *sampler {
 	s := &sampler{
 		launcher: launcher, limit: limit, look: look, argv: readArgv,
-		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes,
+		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes, sockstat: sockstatOf,
 		procs: map[procKey]*procRecord{}, sockets: map[string]*ports.ListeningSocket{},
 		unreadable: map[int]string{}, listeners: map[string]bool{},
 		foreign: map[string]bool{}, scanned: map[procKey]bool{},
+		nsOf: map[procKey]nsSeen{}, others: map[string]*otherNS{},
 	}
 	if ns, err := supervisor.ReadProcLink(os.Getpid(), "ns/net"); err == nil {
 		s.diag = &diagSocket{}
@@ -188,34 +216,131 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 }
 
 // sampleSockets records the listening TCP sockets the live processes hold:
-// those of rea's own network namespace by sampleOwnNamespace, the others
-// (and all of them when the kernel's socket diagnostics are unavailable)
-// by scanSockets.
+// those of rea's own network namespace by sampleOwnNamespace, those of
+// another (and of every one when the kernel's socket diagnostics are
+// unavailable) by sampleOtherNamespace, and, at a look at no more than
+// scanAllUpTo processes, all of them by scanSockets.
 func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
-	rest := live
+	s.looks++
+	s.pruneNamespaces(live)
 	if len(live) <= s.scanAllUpTo {
 		// Every process is read: the next look that lists the listeners
 		// reads again every process it does not skip, and sampleOwnNamespace
 		// skips none but those it scanned itself.
 		clear(s.scanned)
-	} else if s.ownListeners != nil {
-		var here []supervisor.Proc
-		rest = nil
-		for _, p := range live {
-			ns, err := s.netns(p.PID)
-			switch {
-			case err != nil: // gone, or not ours to read
-			case ns == s.ownNS:
-				here = append(here, p)
-			default:
-				rest = append(rest, p)
+		s.scanSockets(live, atMS)
+		return
+	}
+	var here, unknown []supervisor.Proc
+	var order []string
+	byNS := map[string][]supervisor.Proc{}
+	for _, p := range live {
+		ns, err := s.namespace(p)
+		switch {
+		case err != nil:
+			unknown = append(unknown, p) // gone, or not ours to read
+		case ns == s.ownNS && s.ownListeners != nil:
+			here = append(here, p)
+		default:
+			if byNS[ns] == nil {
+				order = append(order, ns)
 			}
-		}
-		if len(here) > 0 && !s.sampleOwnNamespace(here, atMS) {
-			rest = live
+			byNS[ns] = append(byNS[ns], p)
 		}
 	}
-	s.scanSockets(rest, atMS)
+	if len(here) > 0 && !s.sampleOwnNamespace(here, atMS) {
+		order = append(order, s.ownNS)
+		byNS[s.ownNS] = append(byNS[s.ownNS], here...)
+	}
+	others := make(map[string]*otherNS, len(order))
+	for _, ns := range order {
+		others[ns] = s.sampleOtherNamespace(s.others[ns], byNS[ns], atMS)
+	}
+	s.others = others
+	if len(unknown) > 0 && s.ownListeners == nil {
+		s.scanSockets(unknown, atMS)
+	}
+}
+
+// namespace names p's network namespace, read once for each program image
+// it runs (an exec, as unshare -n's or ip netns exec's, may follow a change
+// of namespace; a process that changes it and does not exec is looked for
+// in the namespace it was first read in).
+func (s *sampler) namespace(p supervisor.Proc) (string, error) {
+	k := procKey{p.PID, p.Start}
+	if seen, ok := s.nsOf[k]; ok && p.Image != 0 && seen.image == p.Image {
+		return seen.ns, nil
+	}
+	ns, err := s.netns(p.PID)
+	if err == nil {
+		s.nsOf[k] = nsSeen{image: p.Image, ns: ns}
+	}
+	return ns, err
+}
+
+// pruneNamespaces forgets the namespaces read of processes no longer live.
+func (s *sampler) pruneNamespaces(live []supervisor.Proc) {
+	if len(s.nsOf) <= len(live) {
+		return // nothing to forget unless some are gone
+	}
+	keep := make(map[procKey]bool, len(live))
+	for _, p := range live {
+		keep[procKey{p.PID, p.Start}] = true
+	}
+	for k := range s.nsOf {
+		if !keep[k] {
+			delete(s.nsOf, k)
+		}
+	}
+}
+
+// sampleOtherNamespace records the listening sockets that procs (live, of
+// one network namespace other than rea's) hold, and returns what the next
+// look needs of it. rea's socket diagnostics see its own namespace only,
+// so here the counters of the namespace (its sockstat, through one of its
+// processes: the sockets in use, and the TCP and TCP6 sockets in the
+// kernel's hashes, which a new socket, a connection and a socket that
+// starts to listen each change) stand in for its listeners: when they
+// changed since the last look read them, or at the first look at the
+// namespace, or when otherRescanLooks passed since the last full scan,
+// every process is scanned (scanSockets: its descriptors, and the tables
+// when it holds a socket not yet recorded as a listener); otherwise only
+// the processes not scanned yet (new ones). So a socket that starts to
+// listen while another socket of the namespace stops being hashed (a
+// connection reset) in the same look is found up to otherRescanLooks
+// looks late; and as in rea's own namespace, a process already scanned
+// that is handed a socket that already listened is not credited with it
+// until the next full scan.
+func (s *sampler) sampleOtherNamespace(st *otherNS, procs []supervisor.Proc, atMS int64) *otherNS {
+	if st == nil {
+		st = &otherNS{}
+	}
+	counters, err := s.sockstat(procs[0].PID)
+	full := err != nil || st.scanned == nil || counters != st.counters || s.looks-st.fullAt >= otherRescanLooks
+	scan := procs
+	if !full {
+		scan = nil
+		for _, p := range procs {
+			if !st.scanned[procKey{p.PID, p.Start}] {
+				scan = append(scan, p)
+			}
+		}
+	}
+	read := s.scanSockets(scan, atMS)
+	next := &otherNS{counters: counters, fullAt: st.fullAt, scanned: make(map[procKey]bool, len(procs))}
+	if err != nil {
+		next.counters = "" // unread: the next look scans every process again
+	}
+	if full {
+		next.fullAt = s.looks
+	}
+	for _, p := range procs {
+		k := procKey{p.PID, p.Start}
+		if read[k] || (!full && st.scanned[k]) {
+			next.scanned[k] = true
+		}
+	}
+	return next
 }
 
 // sampleOwnNamespace records the listening sockets of rea's own network
@@ -300,20 +425,25 @@ func (s *sampler) record(proto string, l listener, pid int, atMS int64) {
 // here, however few sockets it lists), so a socket already recorded as a
 // listener does not make a look read it again; a connected socket does,
 // since a socket can listen later than it was made.
-func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64) {
+//
+// It returns the processes whose descriptors it read.
+func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64) map[procKey]bool {
 	var order []string
+	read := make(map[procKey]bool, len(live))
 	held := map[string]map[string]int{} // namespace -> socket inode -> the first pid holding it
 	through := map[string]int{}         // namespace -> a pid of it to read its tables through
 	for _, p := range live {
 		ns := ""
-		inodes, _ := s.socketInodes(p.PID)
+		inodes, ok := s.socketInodes(p.PID)
+		read[procKey{p.PID, p.Start}] = ok
 		for _, in := range inodes {
 			if s.listeners[in] {
 				continue
 			}
 			if ns == "" {
 				var err error
-				if ns, err = s.netns(p.PID); err != nil {
+				if ns, err = s.namespace(p); err != nil {
+					read[procKey{p.PID, p.Start}] = false
 					break // gone, or not ours to read
 				}
 				if held[ns] == nil {
@@ -341,6 +471,7 @@ func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64) {
 			}
 		}
 	}
+	return read
 }
 
 // socketInodes returns the inodes of the sockets among pid's open files
@@ -364,6 +495,29 @@ func socketInodes(pid int) (inodes []string, ok bool) {
 // netnsOf names pid's network namespace (net:[INODE]).
 func netnsOf(pid int) (string, error) {
 	return supervisor.ReadProcLink(pid, "ns/net")
+}
+
+// sockstatOf reads the counters of pid's network namespace that a socket
+// that starts to listen changes: the sockets in use, and the TCP and TCP6
+// sockets in the kernel's hashes (the listening and connection hashes; a
+// table of the namespace's own, read in microseconds, unlike the listening
+// tables, which walk the connection hash). The other counters of the files
+// are the machine's, not the namespace's, and are left out.
+func sockstatOf(pid int) (string, error) {
+	var out []byte
+	for _, name := range []string{"net/sockstat", "net/sockstat6"} {
+		b, err := supervisor.ReadProcFile(pid, name, 4096)
+		if err != nil && name == "net/sockstat" {
+			return "", err
+		}
+		for line := range bytes.Lines(b) {
+			f := bytes.Fields(line)
+			if len(f) >= 3 && (string(f[0]) == "sockets:" || string(f[0]) == "TCP:" || string(f[0]) == "TCP6:") {
+				out = append(append(append(out, f[0]...), f[2]...), ' ')
+			}
+		}
+	}
+	return string(out), nil
 }
 
 // netTableOf reads the listening table proto (tcp or tcp6) of pid's

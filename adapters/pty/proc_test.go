@@ -295,3 +295,81 @@ func TestFewProcessesAreReadWithoutListingTheListeners(t *testing.T) {
 	is.Equal(listed, 0)
 	is.Equal(reads, 3)
 }
+
+// In a network namespace other than rea's (which rea's socket diagnostics
+// do not see) a look reads the namespace's counters (sockstat) first, and
+// reads every process's descriptors only when they changed, or at the
+// first look, or when otherRescanLooks passed; otherwise only a new
+// process's. A process's namespace is read once for each image it runs.
+// Before, every look read every live process's namespace and descriptors,
+// and the listening tables at every look at which a process held a socket
+// that did not listen (a connection, a Unix socket), each read walking the
+// kernel's whole connection hash.
+func TestOtherNamespaceIsScannedWhenItsCountersChange(t *testing.T) {
+	is := is.New(t)
+	const sh, a, c = 5000051, 5000052, 5000053
+	proc := func(pid, ppid int, start, image uint64) supervisor.Proc {
+		return supervisor.Proc{PID: pid, PPID: ppid, PGID: sh, SID: sh, Start: start, State: 'S', Comm: "x", Image: image}
+	}
+	const header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+	row := func(state string) string {
+		return "   0: 0100007F:1F90 00000000:0000 " + state + " 00000000:00000000 00:00000000 00000000     0        0 901 1 0 100 0 0 10 0\n"
+	}
+	const looks = otherRescanLooks + 5
+	i := 0
+	counters := func() string { // 901 listens from look 2
+		if i < 2 {
+			return "sockets: 1 TCP: 0"
+		}
+		return "sockets: 1 TCP: 1"
+	}
+	s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) {
+		tab := map[int]supervisor.Proc{sh: proc(sh, 1, 100, 7), a: proc(a, sh, 101, 8)}
+		if i >= 3 { // c is born
+			tab[c] = proc(c, sh, 103, 9)
+		}
+		if i >= 4 { // a execs
+			tab[a] = proc(a, sh, 101, 10)
+		}
+		return owned(tab), nil
+	})
+	s.argv = func(int) ([]string, bool) { return []string{"x"}, true }
+	s.ownNS, s.scanAllUpTo = "net:[1]", 0
+	s.ownListeners = func() ([]protoListener, error) {
+		t.Errorf("look %d listed rea's namespace", i)
+		return nil, nil
+	}
+	nsReads := map[int]int{}
+	s.netns = func(pid int) (string, error) { nsReads[pid]++; return "net:[2]", nil }
+	s.sockstat = func(pid int) (string, error) { return counters(), nil }
+	tables := map[int]int{} // look -> tables read
+	s.netTable = func(pid int, proto string) ([]byte, error) {
+		tables[i]++
+		if proto == "tcp" && i >= 2 {
+			return []byte(header + row("0A")), nil
+		}
+		return []byte(header), nil
+	}
+	reads := map[int][]int{} // look -> pids whose descriptors it read
+	s.socketInodes = func(pid int) ([]string, bool) {
+		reads[i] = append(reads[i], pid)
+		if pid == a {
+			return []string{"901"}, true
+		}
+		return nil, true
+	}
+	for i = range looks {
+		s.sample(int64(i) * 50)
+	}
+	is.Equal(reads, map[int][]int{
+		0:                    {sh, a},    // the first look at the namespace
+		2:                    {sh, a},    // its counters changed
+		3:                    {c},        // new
+		otherRescanLooks + 2: {sh, a, c}, // the rescan, otherRescanLooks after the last full scan
+	})
+	is.Equal(tables, map[int]int{0: 2, 2: 2}) // 901 is recorded from look 2
+	is.Equal(nsReads, map[int]int{sh: 1, a: 2, c: 1})
+	got := s.listening()
+	is.Equal(len(got), 1)
+	is.Equal([]int{got[0].PID, got[0].Port, int(got[0].FirstSeenMS)}, []int{a, 8080, 100})
+}

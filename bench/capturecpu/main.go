@@ -6,13 +6,15 @@
 // and run the two alternately, a run of each at a time, reading the load
 // average it prints.
 //
-// Usage: go run ./bench/capturecpu [-work fanout|sleepfan|make|listenlate] [-n 1] [-cpuprofile FILE] [-list]
+// Usage: go run ./bench/capturecpu [-work fanout|sleepfan|make|listenlate|netns] [-n 1] [-cpuprofile FILE] [-list]
 //
 //	fanout    sh runs /bin/true 200 times, one at a time
 //	sleepfan  sh starts 200 sleep 2 at once and waits for them
 //	make      make -j2 of nine small C files (gcc), in a temporary directory
 //	listenlate  sh starts 50 sleep 2 at once, then python3 listens on a
 //	          loopback port half a second after its start, for a second
+//	netns     listenlate in a network namespace of its own (unshare -rn),
+//	          python3 holding a Unix socket pair from its start
 package main
 
 import (
@@ -37,7 +39,7 @@ func cpu() time.Duration {
 }
 
 func main() {
-	work := flag.String("work", "fanout", "fanout, sleepfan, make or listenlate")
+	work := flag.String("work", "fanout", "fanout, sleepfan, make, listenlate or netns")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the captures to this file")
 	n := flag.Int("n", 1, "captures")
 	list := flag.Bool("list", false, "also print each captured process: pid, parent, first and last look, command")
@@ -50,6 +52,9 @@ func main() {
 		sc.Arguments = []string{"-c", "for i in $(seq 200); do sleep 2 & done; wait"}
 	case "listenlate":
 		sc.Arguments = []string{"-c", "for i in $(seq 50); do sleep 2 & done; python3 -c 'import socket, time\ntime.sleep(0.5)\ns = socket.socket()\ns.bind((\"127.0.0.1\", 0))\ns.listen()\ntime.sleep(1)'; wait"}
+	case "netns":
+		sc = ports.NewCaptureScenario("/usr/bin/unshare")
+		sc.Arguments = []string{"-rn", "/bin/sh", "-c", "ip link set lo up; for i in $(seq 50); do sleep 2 & done; python3 -c 'import socket, time\np = socket.socketpair()\ntime.sleep(0.5)\ns = socket.socket()\ns.bind((\"127.0.0.1\", 0))\ns.listen()\ntime.sleep(1)'; wait"}
 	case "make":
 		dir, err := project()
 		if err != nil {

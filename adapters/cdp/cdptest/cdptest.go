@@ -19,7 +19,6 @@ import (
 	"image/color"
 	"image/png"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
@@ -103,17 +102,16 @@ type Options struct {
 type Server struct {
 	URL  string // http://127.0.0.1:PORT
 	opts Options
-	srv  *httptest.Server
+	sockets
 
 	mu       sync.Mutex
 	hits     int
 	calls    []Call
-	conns    []*wsock.Conn
 	frameURL string
 	loaderID int
 }
 
-// New starts a fake; Close stops it.
+// New starts a fake; Close stops it and its sockets.
 func New(opts *Options) *Server {
 	s := &Server{}
 	if opts != nil {
@@ -131,25 +129,13 @@ func New(opts *Options) *Server {
 	mux.HandleFunc("/json/version", s.version)
 	mux.HandleFunc("/json/list", s.list)
 	mux.HandleFunc("/devtools/", s.socket)
-	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.URL = s.listen(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.hits++
 		s.mu.Unlock()
 		mux.ServeHTTP(w, r)
 	}))
-	s.URL = s.srv.URL
 	return s
-}
-
-// Close stops the server and its sockets.
-func (s *Server) Close() {
-	s.mu.Lock()
-	for _, c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.srv.CloseClientConnections()
-	s.srv.Close()
 }
 
 // Calls returns every command received so far, in order.
@@ -200,10 +186,7 @@ func (s *Server) SetFrameURL(u string) {
 
 // Emit sends an event on every open socket now.
 func (s *Server) Emit(ev Event) {
-	s.mu.Lock()
-	conns := append([]*wsock.Conn(nil), s.conns...)
-	s.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range s.open() {
 		s.send(c, ev, true)
 	}
 }
@@ -265,9 +248,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	s.mu.Lock()
-	s.conns = append(s.conns, c)
-	s.mu.Unlock()
+	s.add(c)
 	pageSocket := strings.HasPrefix(r.URL.Path, "/devtools/page/")
 	go s.serve(c, pageSocket)
 }
@@ -350,10 +331,7 @@ func (s *Server) send(c *wsock.Conn, ev Event, browserSocket bool) {
 
 // WriteRaw sends raw bytes on every open socket (for broken-frame tests).
 func (s *Server) WriteRaw(b []byte) {
-	s.mu.Lock()
-	conns := append([]*wsock.Conn(nil), s.conns...)
-	s.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range s.open() {
 		c.WriteRaw(b)
 	}
 }

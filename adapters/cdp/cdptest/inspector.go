@@ -3,7 +3,6 @@ package cdptest
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -21,11 +20,10 @@ type Inspector struct {
 	URL string
 
 	opts InspectorOptions
-	srv  *httptest.Server
+	sockets
 
 	mu    sync.Mutex
 	calls []Call
-	conns []*wsock.Conn
 }
 
 // InspectorTarget is one /json/list entry.
@@ -63,7 +61,7 @@ type InspectorOptions struct {
 	Refuse []string
 }
 
-// NewInspector starts a fake inspector.
+// NewInspector starts a fake inspector; Close stops it and its sockets.
 func NewInspector(opts InspectorOptions) *Inspector {
 	s := &Inspector{opts: opts}
 	if s.opts.Contexts == nil {
@@ -104,25 +102,11 @@ func NewInspector(opts InspectorOptions) *Inspector {
 		if err != nil {
 			return
 		}
-		s.mu.Lock()
-		s.conns = append(s.conns, c)
-		s.mu.Unlock()
-		go s.serve(c)
+		s.add(c)
+		go s.answer(c)
 	})
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
+	s.URL = s.listen(mux)
 	return s
-}
-
-// Close stops the fake.
-func (s *Inspector) Close() {
-	s.mu.Lock()
-	for _, c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.srv.CloseClientConnections()
-	s.srv.Close()
 }
 
 // Methods returns the methods received, in order.
@@ -143,7 +127,8 @@ func (s *Inspector) Calls() []Call {
 	return append([]Call(nil), s.calls...)
 }
 
-func (s *Inspector) serve(c *wsock.Conn) {
+// answer serves one socket.
+func (s *Inspector) answer(c *wsock.Conn) {
 	defer c.Close()
 	event := func(method string, params any) {
 		b, _ := json.Marshal(map[string]any{"method": method, "params": params})
