@@ -127,6 +127,23 @@ type StringLister interface {
 	Strings(ctx context.Context) ([]String, error)
 }
 
+// StripReporter is implemented by an analysis that tells which of its own
+// names and debug information the target's file keeps, read from the file
+// itself (a separate debug file the engine found does not count): whether
+// it was stripped. The answer is the same for every call on one analysis.
+type StripReporter interface {
+	Stripping(ctx context.Context) (Stripping, error)
+}
+
+// Stripping is StripReporter's answer.
+type Stripping struct {
+	// StaticSymbols: the file keeps a symbol table beyond its dynamic
+	// symbols and exports (ELF .symtab, Mach-O local symbols, PE COFF
+	// symbols). A file without one is stripped, as file(1) says it.
+	StaticSymbols bool
+	DebugInfo     bool // the file keeps debug information (DWARF's .debug_info)
+}
+
 // LimitationReporter is implemented by an analysis whose lists were cut by
 // the engine's own bounds (a symbol table declaring more entries than the
 // engine reads, say): each sentence names the bound and what was left out,

@@ -1,0 +1,88 @@
+package native_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/ports"
+)
+
+// TestStrippingReadsTheFile: Stripping tells a gcc program with -g, the
+// same stripped of its debug information (strip --strip-debug), wholly
+// stripped (strip) and built without -g, by the file's .symtab and DWARF.
+func TestStrippingReadsTheFile(t *testing.T) {
+	is := is.New(t)
+	for _, tool := range []string{"gcc", "strip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed")
+		}
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "p.c")
+	is.NoErr(os.WriteFile(src, []byte("int helper(int x) { return x * 3; }\nint main(int argc, char **argv) { return helper(argc); }\n"), 0o644))
+	run := func(name string, args ...string) {
+		t.Helper()
+		if b, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, b)
+		}
+	}
+	withG, noG := filepath.Join(dir, "g"), filepath.Join(dir, "nog")
+	run("gcc", "-g", "-o", withG, src)
+	run("gcc", "-o", noG, src)
+	noDebug, stripped := filepath.Join(dir, "nodebug"), filepath.Join(dir, "stripped")
+	run("strip", "--strip-debug", "-o", noDebug, withG)
+	run("strip", "-o", stripped, withG)
+	for _, c := range []struct {
+		path string
+		want ports.Stripping
+	}{
+		{withG, ports.Stripping{StaticSymbols: true, DebugInfo: true}},
+		{noG, ports.Stripping{StaticSymbols: true}},
+		{noDebug, ports.Stripping{StaticSymbols: true}},
+		{stripped, ports.Stripping{}},
+	} {
+		t.Run(filepath.Base(c.path), func(t *testing.T) {
+			is := is.New(t)
+			got, err := openNative(t, c.path).Stripping(t.Context())
+			is.NoErr(err)
+			is.Equal(got, c.want)
+		})
+	}
+}
+
+// TestStrippingReadsThePEFile: a mingw program keeps COFF symbols and
+// DWARF sections until strip removes them.
+func TestStrippingReadsThePEFile(t *testing.T) {
+	is := is.New(t)
+	for _, tool := range []string{"x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed")
+		}
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "p.c")
+	is.NoErr(os.WriteFile(src, []byte("int main(int argc, char **argv) { return argc * 3; }\n"), 0o644))
+	withG, noDebug, stripped := filepath.Join(dir, "g.exe"), filepath.Join(dir, "nodebug.exe"), filepath.Join(dir, "stripped.exe")
+	for _, cmd := range [][]string{
+		{"x86_64-w64-mingw32-gcc", "-g", "-o", withG, src},
+		{"x86_64-w64-mingw32-strip", "--strip-debug", "-o", noDebug, withG},
+		{"x86_64-w64-mingw32-strip", "-o", stripped, withG},
+	} {
+		if b, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", cmd, err, b)
+		}
+	}
+	for path, want := range map[string]ports.Stripping{
+		withG:    {StaticSymbols: true, DebugInfo: true},
+		noDebug:  {StaticSymbols: true},
+		stripped: {},
+	} {
+		got, err := openNative(t, path).Stripping(t.Context())
+		is.NoErr(err)
+		is.Equal(got, want) // path
+	}
+}
