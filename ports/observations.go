@@ -10,6 +10,10 @@ type Document struct {
 	Architecture string
 	Entry        uint64
 	HasEntry     bool
+	// Static: a program no dynamic loader loads (ELF: no PT_INTERP, no
+	// DT_NEEDED; ET_EXEC, or a static PIE): its C library's start-up code
+	// applies its relocations, IFUNCs' (IRELATIVE) included.
+	Static bool
 }
 
 // Permissions of a segment or section.
@@ -62,8 +66,9 @@ type Procedure struct {
 	External bool // an import stub or external function
 	Thunk    bool // a PLT stub or jump thunk
 	// IFunc: the code is a GNU indirect function's resolver (an ELF
-	// STT_GNU_IFUNC symbol's value), which the dynamic loader runs to
-	// choose the implementation that calls of the name reach.
+	// STT_GNU_IFUNC symbol's value), which the dynamic loader (a static
+	// program's C library start-up code: Document.Static) runs to choose
+	// the implementation that calls of the name reach.
 	IFunc       bool
 	ThunkTarget string // name of what the thunk jumps to, when known
 }
