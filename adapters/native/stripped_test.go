@@ -86,3 +86,37 @@ func TestStrippingReadsThePEFile(t *testing.T) {
 		is.Equal(got, want) // path
 	}
 }
+
+// TestStrippingReadsTheMachOFile: a Mach-O object keeps its static
+// function as a local symbol and DWARF in __DWARF,__debug_info until
+// llvm-strip removes them (--strip-debug the DWARF, -x the locals too).
+func TestStrippingReadsTheMachOFile(t *testing.T) {
+	is := is.New(t)
+	for _, tool := range []string{"clang", "llvm-strip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed")
+		}
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "m.c")
+	is.NoErr(os.WriteFile(src, []byte("static int helper(int x) { return x * 3; }\nint api(int argc) { return helper(argc); }\n"), 0o644))
+	withG, noDebug, noLocals := filepath.Join(dir, "g.o"), filepath.Join(dir, "nodebug.o"), filepath.Join(dir, "nolocals.o")
+	for _, cmd := range [][]string{
+		{"clang", "-target", "x86_64-apple-macos11", "-g", "-O0", "-c", "-o", withG, src},
+		{"llvm-strip", "--strip-debug", "-o", noDebug, withG},
+		{"llvm-strip", "-x", "-o", noLocals, withG},
+	} {
+		if b, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+			t.Skipf("%v: %v\n%s", cmd, err, b) // no Mach-O target
+		}
+	}
+	for path, want := range map[string]ports.Stripping{
+		withG:    {StaticSymbols: true, DebugInfo: true},
+		noDebug:  {StaticSymbols: true},
+		noLocals: {},
+	} {
+		got, err := openNative(t, path).Stripping(t.Context())
+		is.NoErr(err)
+		is.Equal(got, want) // path
+	}
+}
