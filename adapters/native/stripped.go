@@ -12,8 +12,8 @@ var _ ports.StripReporter = (*Analysis)(nil)
 // Stripping tells which of its own symbol tables and debug information
 // the target's file keeps. It reads the target only: a separate debug
 // file (debugfile.go, dsym.go) names procedures, but the file is still
-// stripped. A format without such tables (none here today) is
-// ErrUnsupported.
+// stripped. A .NET assembly, whose metadata names its methods whatever
+// its symbol tables, is ErrUnsupported.
 func (a *Analysis) Stripping(ctx context.Context) (ports.Stripping, error) {
 	if err := a.check(ctx, "stripping"); err != nil {
 		return ports.Stripping{}, err
@@ -22,6 +22,9 @@ func (a *Analysis) Stripping(ctx context.Context) (ports.Stripping, error) {
 	case *elfImage:
 		return ports.Stripping{StaticSymbols: elfKeepsSymtab(im.f), DebugInfo: hasDWARF(im.f)}, nil
 	case *peImage:
+		if im.clr != nil {
+			return ports.Stripping{}, ports.ErrUnsupported // a .NET assembly's metadata names its methods: nothing to strip
+		}
 		return ports.Stripping{StaticSymbols: im.syms.n > 0, DebugInfo: peHasDWARF(im)}, nil
 	case *machoImage, *fatImage:
 		m := machoOf(a.img)

@@ -1,6 +1,7 @@
 package native_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,5 +119,15 @@ func TestStrippingReadsTheMachOFile(t *testing.T) {
 		got, err := openNative(t, path).Stripping(t.Context())
 		is.NoErr(err)
 		is.Equal(got, want) // path
+	}
+}
+
+// TestStrippingNotToldOfDotNet: a .NET assembly's methods are named by its
+// metadata, so whether its PE keeps COFF symbols does not make it
+// stripped: Stripping does not say.
+func TestStrippingNotToldOfDotNet(t *testing.T) {
+	_, err := openNative(t, cilFixture(t, "cil")).Stripping(t.Context())
+	if !errors.Is(err, ports.ErrUnsupported) {
+		t.Fatalf("Stripping of a .NET assembly: %v, want ErrUnsupported", err)
 	}
 }
