@@ -10,6 +10,10 @@ type Document struct {
 	Architecture string
 	Entry        uint64
 	HasEntry     bool
+	// Static: a program no dynamic loader loads (ELF: no PT_INTERP, no
+	// DT_NEEDED; ET_EXEC, or a static PIE): its C library's start-up code
+	// applies its relocations, IFUNCs' (IRELATIVE) included.
+	Static bool
 }
 
 // Permissions of a segment or section.
@@ -62,8 +66,9 @@ type Procedure struct {
 	External bool // an import stub or external function
 	Thunk    bool // a PLT stub or jump thunk
 	// IFunc: the code is a GNU indirect function's resolver (an ELF
-	// STT_GNU_IFUNC symbol's value), which the dynamic loader runs to
-	// choose the implementation that calls of the name reach.
+	// STT_GNU_IFUNC symbol's value), which the dynamic loader (a static
+	// program's C library start-up code: Document.Static) runs to choose
+	// the implementation that calls of the name reach.
 	IFunc       bool
 	ThunkTarget string // name of what the thunk jumps to, when known
 }
@@ -125,6 +130,23 @@ type NameLister interface {
 // StringLister reports every string found, sorted by address.
 type StringLister interface {
 	Strings(ctx context.Context) ([]String, error)
+}
+
+// StripReporter is implemented by an analysis that tells which of its own
+// names and debug information the target's file keeps, read from the file
+// itself (a separate debug file the engine found does not count): whether
+// it was stripped. The answer is the same for every call on one analysis.
+type StripReporter interface {
+	Stripping(ctx context.Context) (Stripping, error)
+}
+
+// Stripping is StripReporter's answer.
+type Stripping struct {
+	// StaticSymbols: the file keeps a symbol table beyond its dynamic
+	// symbols and exports (ELF .symtab, Mach-O local symbols, PE COFF
+	// symbols). A file without one is stripped, as file(1) says it.
+	StaticSymbols bool
+	DebugInfo     bool // the file keeps debug information (DWARF's .debug_info)
 }
 
 // LimitationReporter is implemented by an analysis whose lists were cut by

@@ -93,7 +93,8 @@
 //     the name's Size.
 //   - Strings: ASCII and UTF-16LE runs in allocated, non-executable sections
 //     that have file data (for an ELF file without sections, the non-executable
-//     PT_LOAD segments); PE sections that are code or discardable and Mach-O
+//     PT_LOAD segments, a string in a PT_NOTE's notes located in NOTE#k, the
+//     k-th PT_NOTE program header, counted as LOAD#n counts PT_LOAD); PE sections that are code or discardable and Mach-O
 //     code, zero-fill and debug sections are not scanned. Sections are read
 //     through the file in 4 MiB windows cut where no run can cross, so
 //     memory follows the strings found, not the section

@@ -4,6 +4,7 @@ import (
 	"context"
 	"debug/elf"
 	"fmt"
+	"slices"
 	"strings"
 
 	"rea/ports"
@@ -55,7 +56,27 @@ func (e *elfImage) documents(name string) []ports.Document {
 		Architecture: elfArch(e.f.Machine),
 		Entry:        e.f.Entry,
 		HasEntry:     e.f.Entry != 0,
+		Static:       staticProgram(e),
 	}}
+}
+
+// staticProgram: a statically linked program (staticELF), not the dynamic
+// loader, which has no DT_NEEDED either but is a library: ET_EXEC, or
+// ET_DYN flagged DF_1_PIE as -static-pie makes it.
+func staticProgram(e *elfImage) (static bool) {
+	defer func() {
+		if recover() != nil { // a corrupt dynamic section: as staticELF
+			static = false
+		}
+	}()
+	if !staticELF(e) {
+		return false
+	}
+	if e.f.Type == elf.ET_EXEC {
+		return true
+	}
+	flags, err := e.f.DynValue(elf.DT_FLAGS_1)
+	return err == nil && slices.ContainsFunc(flags, func(v uint64) bool { return v&uint64(elf.DF_1_PIE) != 0 })
 }
 
 func (e *elfImage) segments(ctx context.Context) ([]ports.Segment, error) {

@@ -115,3 +115,52 @@ func TestIFuncResolverIsMarkedStripped(t *testing.T) {
 		})
 	}
 }
+
+// TestDocumentSaysStatic: a program linked -static or -static-pie is
+// Static (its C library's start-up code, not a dynamic loader, runs its
+// IFUNCs' resolvers); a dynamic program and a shared library are not.
+func TestDocumentSaysStatic(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "ifunc.c")
+	if err := os.WriteFile(src, []byte(ifuncSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		flags  []string
+		static bool
+	}{
+		{"pie", []string{"-pie"}, false},
+		{"no-pie", []string{"-no-pie"}, false},
+		{"shared", []string{"-shared", "-fPIC"}, false},
+		{"static", []string{"-static"}, true},
+		{"static-pie", []string{"-static-pie"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			exe := filepath.Join(dir, tc.name)
+			if out, err := exec.Command("gcc", append(append([]string{"-O2"}, tc.flags...), "-o", exe, src)...).CombinedOutput(); err != nil {
+				t.Skipf("gcc %v: %v\n%s", tc.flags, err, out) // no static C library
+			}
+			docs, err := openNative(t, exe).Documents(t.Context())
+			is.NoErr(err)
+			is.Equal(len(docs), 1)
+			is.Equal(docs[0].Static, tc.static)
+		})
+	}
+	// The dynamic loader has no DT_NEEDED either, but is a library.
+	if ld := "/lib64/ld-linux-x86-64.so.2"; fileExists(ld) {
+		docs, err := openNative(t, ld).Documents(t.Context())
+		if err != nil || docs[0].Static {
+			t.Errorf("%s: documents %+v, err %v; want not Static", ld, docs, err)
+		}
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -122,7 +122,7 @@ func TestDocuments(t *testing.T) {
 	}{
 		{"c", ports.Document{Name: "c", Format: "elf", Architecture: "x86_64", HasEntry: true}},
 		{"c-stripped", ports.Document{Name: "c-stripped", Format: "elf", Architecture: "x86_64", HasEntry: true}},
-		{"go-linux-arm64", ports.Document{Name: "go-linux-arm64", Format: "elf", Architecture: "arm64", HasEntry: true}},
+		{"go-linux-arm64", ports.Document{Name: "go-linux-arm64", Format: "elf", Architecture: "arm64", HasEntry: true, Static: true}}, // no PT_INTERP, no DT_NEEDED
 		{"go-windows-amd64", ports.Document{Name: "go-windows-amd64", Format: "pe", Architecture: "x86_64", HasEntry: true}},
 		{"go-darwin-arm64", ports.Document{Name: "go-darwin-arm64", Format: "mach-o", Architecture: "arm64", HasEntry: true}},
 	}

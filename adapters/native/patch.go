@@ -105,6 +105,7 @@ type machoTables struct {
 	symtab                         bool
 	symoff, nsyms, stroff, strsize uint32
 	dysymtab                       bool
+	nlocal                         uint32 // LC_DYSYMTAB's nlocalsym: what strip removes
 	indoff, nind                   uint32
 }
 
@@ -153,6 +154,7 @@ func machoPatches(src source, base uint64) ([]patch, machoTables, error) {
 			out = append(out, patch{at(off, 12), zero}, patch{at(off, 20), zero})
 		case cmd == 0xb && n >= 80: // LC_DYSYMTAB
 			t.dysymtab = true
+			t.nlocal = bo.Uint32(c[12:])
 			t.indoff, t.nind = bo.Uint32(c[56:]), bo.Uint32(c[60:])
 			out = append(out, patch{at(off, 24), zero}, patch{at(off, 28), zero}, patch{at(off, 60), zero})
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 	"slices"
 )
 
@@ -26,14 +27,24 @@ func noteRegions(src source, bo binary.ByteOrder, s *elf.Section) []region {
 // section headers, as sstrip leaves a program) that the string scan
 // reads: the notes of the PT_NOTE segments progs places wholly inside it
 // are read as noteRegions reads a note section, the rest as data. The
-// parts keep r's name and addresses, so a string is located in the
-// segment the program lists.
+// data keeps r's name; a note's parts are named NOTE#k, the k-th PT_NOTE
+// program header (as LOAD#n is the n-th PT_LOAD), so that a string found
+// in a note says so, as one in a note section names the section.
 func loadRegions(src source, bo binary.ByteOrder, r region, progs []*elf.Prog) []region {
-	var notes []*elf.Prog
+	type note struct {
+		*elf.Prog
+		name string
+	}
+	var notes []note
+	k := 0
 	for _, p := range progs {
-		if p.Type == elf.PT_NOTE && p.Filesz > 0 && p.Off >= r.off && p.Filesz <= r.size && p.Off-r.off <= r.size-p.Filesz {
-			notes = append(notes, p)
+		if p.Type != elf.PT_NOTE {
+			continue
 		}
+		if p.Filesz > 0 && p.Off >= r.off && p.Filesz <= r.size && p.Off-r.off <= r.size-p.Filesz {
+			notes = append(notes, note{p, fmt.Sprintf("NOTE#%d", k)})
+		}
+		k++
 	}
 	if r.size == 0 {
 		return nil
@@ -41,7 +52,7 @@ func loadRegions(src source, bo binary.ByteOrder, r region, progs []*elf.Prog) [
 	if len(notes) == 0 {
 		return []region{r}
 	}
-	slices.SortFunc(notes, func(a, b *elf.Prog) int { return cmp.Compare(a.Off, b.Off) })
+	slices.SortStableFunc(notes, func(a, b note) int { return cmp.Compare(a.Off, b.Off) })
 	var out []region
 	at := r.off // the file offset up to which r is covered
 	data := func(end uint64) {
@@ -58,7 +69,7 @@ func loadRegions(src source, bo binary.ByteOrder, r region, progs []*elf.Prog) [
 		if p.Align == 8 {
 			align = 8
 		}
-		out = append(out, noteParts(src, bo, region{name: r.name, addr: r.addr + (p.Off - r.off), off: p.Off, size: p.Filesz}, align)...)
+		out = append(out, noteParts(src, bo, region{name: p.name, addr: r.addr + (p.Off - r.off), off: p.Off, size: p.Filesz}, align)...)
 		at = p.Off + p.Filesz
 	}
 	data(r.off + r.size)

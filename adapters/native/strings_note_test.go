@@ -4,6 +4,7 @@ import (
 	"context"
 	"debug/elf"
 	enchex "encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,7 +46,8 @@ func TestNoteDescriptorsAreNotStrings(t *testing.T) {
 // program of TestNoteDescriptorsAreNotStrings, as sstrip does: the string
 // scan then reads the loaded segments, and the PT_NOTE segments inside
 // them must be read as notes (their owner names and text descriptors
-// only), not as data.
+// only), not as data, and a string found in one is located in its NOTE#k,
+// not in the LOAD#n holding it.
 func TestNoteSegmentsWithoutSections(t *testing.T) {
 	exe, withPkg := buildNotedProgram(t)
 	b, err := os.ReadFile(exe)
@@ -69,7 +71,7 @@ func TestNoteSegmentsWithoutSections(t *testing.T) {
 	if len(f.Sections) != 0 {
 		t.Fatalf("%d section headers left after zeroing e_shoff and e_shnum", len(f.Sections))
 	}
-	var notes [][2]uint64
+	var notes [][2]uint64 // the k-th PT_NOTE's addresses
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_NOTE {
 			notes = append(notes, [2]uint64{p.Vaddr, p.Vaddr + p.Filesz})
@@ -84,8 +86,16 @@ func TestNoteSegmentsWithoutSections(t *testing.T) {
 			t.Errorf("the build ID's bytes are listed as the string %q at %#x in %s", s.Value, s.Address, s.Section)
 		}
 		in := false
-		for _, n := range notes {
-			in = in || (s.Address >= n[0] && s.Address < n[1])
+		for k, n := range notes {
+			if s.Address >= n[0] && s.Address < n[1] && !in {
+				in = true
+				if want := fmt.Sprintf("NOTE#%d", k); s.Section != want { // the note, not the LOAD#n holding it
+					t.Errorf("string %q at %#x in a note is located in %s, want %s", s.Value, s.Address, s.Section, want)
+				}
+			}
+		}
+		if !in && strings.HasPrefix(s.Section, "NOTE#") {
+			t.Errorf("string %q at %#x outside the notes is located in %s", s.Value, s.Address, s.Section)
 		}
 		if in && s.Value != "GNU" && s.Value != "FDO" && s.Value != notePkg {
 			t.Errorf("string %q at %#x is read from a note's header or binary descriptor", s.Value, s.Address)

@@ -135,7 +135,12 @@ type height struct {
 }
 
 // maxTaken bounds the frame slots whose address taken is remembered.
-const maxTaken = 16
+// Past it every slot counts as taken, so that any call drops every
+// spilled copy of the stack pointer: 16 was reached by a function passing
+// 17 locals by address (scanf's, out-parameters), whose VLA's scope then
+// ended at an unknown height. A height's set is copied when a slot is
+// added, so the bound also bounds that copy.
+const maxTaken = 64
 
 // equal reports whether h and o are the same height.
 func (h height) equal(o height) bool {

@@ -62,3 +62,40 @@ func TestIFuncResolverShown(t *testing.T) {
 	_, lim = call("binary_overview", `{}`)
 	is.True(mentions(lim, "1 of the procedures are GNU IFUNC resolvers"))
 }
+
+// staticIFuncFake is ifuncFake in a static program.
+type staticIFuncFake struct{ ifuncFake }
+
+func (f staticIFuncFake) Open(context.Context, ports.Target) (ports.Analysis, error) { return f, nil }
+func (staticIFuncFake) Documents(context.Context) ([]ports.Document, error) {
+	return []ports.Document{{Name: "prog", Format: "elf", Architecture: "x86_64", Entry: 0x1100, HasEntry: true, Static: true}}, nil
+}
+
+// TestIFuncResolverWhoRuns: in a static program no dynamic loader runs an
+// IFUNC's resolver, the C library's start-up code does, and
+// procedure_info and analyze_function say so; in a dynamic one the
+// dynamic loader does. Before, both said the dynamic loader.
+func TestIFuncResolverWhoRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		p         ports.Provider
+		says, not string
+	}{
+		{"dynamic", ifuncFake{}, "which the dynamic loader runs at load time", "start-up code"},
+		{"static", staticIFuncFake{}, "the C library's start-up code runs before main", "dynamic loader"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			s := fakeSession(t, tc.p)
+			for _, op := range []string{"procedure_info", "analyze_function"} {
+				res, err := s.Call(context.Background(), op, json.RawMessage(`{"procedure":"f"}`), nil)
+				is.NoErr(err)
+				i := slices.IndexFunc(res.Evidence.Limitations, func(l string) bool { return strings.Contains(l, "f is a GNU IFUNC") })
+				is.True(i >= 0) // the note
+				note := res.Evidence.Limitations[i]
+				is.True(strings.Contains(note, tc.says)) // who runs it
+				is.True(!strings.Contains(note, tc.not))
+			}
+		})
+	}
+}

@@ -156,13 +156,24 @@ func (v *codeView) item(i int) ProcedureSummary {
 }
 
 // ifuncNote says, of a GNU IFUNC's resolver, that the body described is
-// the resolver's and not the implementation the name's callers run.
-func (v *codeView) ifuncNote(i int) []string {
+// the resolver's and not the implementation the name's callers run, and
+// who runs it: the dynamic loader, or in a static program (no dynamic
+// loader: ports.Document.Static) the C library's start-up code, which
+// applies the program's IRELATIVE relocations itself.
+func (v *codeView) ifuncNote(ctx context.Context, i int) []string {
 	if !v.procs[i].IFunc {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s is a GNU IFUNC: this code is its resolver, which the dynamic loader runs at load time to choose the implementation "+
-		"(typically by CPU features) that calls of %[1]s reach; the implementations are the procedures whose addresses it returns (procedure_references).", v.value(i))}
+	who := "which runs at load time (the dynamic loader, or a static program's C library start-up code)"
+	if docs, err := documents(ctx, v.c); err == nil && len(docs) > 0 {
+		who = "which the dynamic loader runs at load time"
+		if docs[0].Static {
+			who = "which, the program being static, the C library's start-up code runs before main " +
+				"(__libc_start_main, or _dl_relocate_static_pie in a static PIE, applies its IRELATIVE relocations)"
+		}
+	}
+	return []string{fmt.Sprintf("%s is a GNU IFUNC: this code is its resolver, %s to choose the implementation "+
+		"(typically by CPU features) that calls of %[1]s reach; the implementations are the procedures whose addresses it returns (procedure_references).", v.value(i), who)}
 }
 
 func (v *codeView) ref(i int) ProcedureRef {
@@ -665,7 +676,7 @@ func opProcedureInfo() *core.Operation {
 				EndSource: r.EndSource, EntryPoint: entry, Syntax: f.Syntax, InstructionCount: f.InstructionCount,
 				BasicBlockCount: len(f.Blocks), Truncated: f.Truncated, CallerCount: len(callers), CalleeCount: len(callees),
 				UnresolvedTransferCount: len(unresolved),
-			}, Locations: rangeLocation(r), Limitations: v.ifuncNote(i)}, nil
+			}, Locations: rangeLocation(r), Limitations: v.ifuncNote(ctx, i)}, nil
 		},
 	}
 }

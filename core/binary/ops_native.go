@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -945,15 +946,17 @@ func opBinaryOverview() *core.Operation {
 		Description: "Overview of the open target composed from list_documents, list_segments, list_procedures and list_strings: counts, segments, and (detailed) " +
 			"the first procedures and strings. " +
 			"It answers at once: on a target with much code the procedures are those known from symbol and unwind tables (procedure_list \"tables\") " +
-			"while whole-file discovery runs in the background; list_procedures waits for it.",
+			"while whole-file discovery runs in the background; list_procedures waits for it. " +
+			"stripped: the file keeps no static symbol table (.symtab), only dynamic symbols; debug_info: it keeps DWARF.",
 		Input: core.InputSchema(nil, `"detail": {"enum":["concise","detailed"],"default":"concise","description":"concise: counts and segments; detailed: also the first procedures and strings."}`,
 			`"limit": {"type":"integer","minimum":1,"maximum":50,"default":10,"description":"How many procedures and strings a detailed overview samples (1-50)."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
- "required":["detail","document","format","architecture","entry","procedure_count","procedure_list","segment_count","string_count","name_count","segments","procedures","strings"],
+ "required":["detail","document","format","architecture","entry","procedure_count","procedure_list","segment_count","string_count","name_count","stripped","debug_info","segments","procedures","strings"],
  "properties":{"detail":{"enum":["concise","detailed"]},"document":{"type":"string"},"format":{"type":"string"},"architecture":{"type":["string","null"]},
   "entry":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},
   "procedure_count":{"type":"integer"},"procedure_list":` + procedureListSchema + `,
   "segment_count":{"type":"integer"},"string_count":{"type":"integer"},"name_count":{"type":["integer","null"]},
+  "stripped":{"type":["boolean","null"]},"debug_info":{"type":["boolean","null"]},
   "segments":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","start","end","length"],
    "properties":{"name":{"type":"string"},"start":{"$ref":"#/$defs/hex"},"end":{"$ref":"#/$defs/hex"},"length":{"$ref":"#/$defs/hex"}}}},
   "procedures":{"type":"array","items":` + procedureItemSchema + `},
@@ -989,8 +992,21 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 	}
 	c.Observe(fmt.Sprintf("%d strings", stringCount))
 	var nameCount *int
+	var stripped, debugInfo *bool
 	var limitations []string
 	if a, _, _ := c.Bound(); a != nil {
+		if sr, ok := a.(ports.StripReporter); ok {
+			st, err := sr.Stripping(ctx)
+			switch {
+			case err == nil:
+				stripped, debugInfo = new(!st.StaticSymbols), new(st.DebugInfo)
+				if !st.StaticSymbols {
+					limitations = append(limitations, strippedNote(st.DebugInfo))
+				}
+			case !errors.Is(err, ports.ErrUnsupported):
+				return nil, err
+			}
+		}
 		if nl, ok := a.(ports.NameLister); ok {
 			ns, err := nl.Names(ctx)
 			if err != nil {
@@ -1058,6 +1074,17 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 	return &core.Observation{Result: &Overview{
 		Detail: detail, Document: d.Name, Format: d.Format, Architecture: core.OptString(d.Architecture), Entry: entry,
 		ProcedureCount: len(procs), ProcedureList: listed, SegmentCount: len(segs), StringCount: stringCount, NameCount: nameCount,
-		Segments: segOut, Procedures: procOut, Strings: strOut,
+		Stripped: stripped, DebugInfo: debugInfo, Segments: segOut, Procedures: procOut, Strings: strOut,
 	}, Limitations: limitations}, nil
+}
+
+// strippedNote says what a stripped file lacks and how its procedures
+// are then named.
+func strippedNote(debugInfo bool) string {
+	lacks := "no static symbol table, no debug information"
+	if debugInfo {
+		lacks = "no static symbol table, though it keeps debug information"
+	}
+	return "The file is stripped (" + lacks + "): a procedure without a dynamic symbol or export is named only where the provider inferred " +
+		"its name (a separate debug file, a signature library, main from the entry point), else sub_<address>."
 }

@@ -31,6 +31,8 @@ type Overview struct {
 	SegmentCount   int                `json:"segment_count"`
 	StringCount    int                `json:"string_count"`
 	NameCount      *int               `json:"name_count"`
+	Stripped       *bool              `json:"stripped"`   // no static symbol table (.symtab) beyond the dynamic symbols; null when the provider does not tell
+	DebugInfo      *bool              `json:"debug_info"` // the file keeps DWARF; null when the provider does not tell
 	Segments       []OverviewSegment  `json:"segments"`
 	Procedures     []ProcedureSummary `json:"procedures"`
 	Strings        []StringSummary    `json:"strings"`

@@ -590,7 +590,7 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 	if err != nil {
 		return nil, nil, err
 	}
-	lim := append(v.partNotes(), v.ifuncNote(i)...) // the procedure was named by one of its parts; an IFUNC's resolver
+	lim := append(v.partNotes(), v.ifuncNote(ctx, i)...) // the procedure was named by one of its parts; an IFUNC's resolver
 	r := v.ranges[i]
 	scanEnd := max(r.End, r.Start+1)
 	scanTruncated := f.InstructionCount > len(f.Instructions)
