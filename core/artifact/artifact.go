@@ -99,14 +99,6 @@ type Request struct {
 	// included) but never the inventory result, whose text is then not
 	// written: the graph's lists are streamed into the digest instead.
 	NoText bool
-	// Behind, with KeepOpen and NoText, returns the graph once its items
-	// and its root's digest are known (Items, Root, Limitations, LeftOut
-	// and the manifest's root members): the rest of the seal (the graph's
-	// digest and ID, counts, Contradictions) and the recheck of the tree
-	// finish on other goroutines, for the caller to do its own work beside
-	// them, and Settle waits for them. The graph keeps no inventory records
-	// (as after DropInventory).
-	Behind bool
 	// Content, when set, is handed the whole bytes of each regular file
 	// that Wants selects, from the goroutine that hashed them, right after
 	// hashing and only when they match any hash the container declared: a
@@ -220,36 +212,13 @@ type Graph struct {
 	nodeOf    map[string]*Node
 	b         *graphBuilder
 	text      []byte // the inventory result's canonical text
-
-	// A Behind build's seal and recheck: settled is closed when they end,
-	// with settleErr their error. mu guards behind (they still run) and
-	// dropItems (DropItems was called meanwhile: they drop the items).
-	settled   chan struct{}
-	settleErr error
-	mu        sync.Mutex
-	behind    bool
-	dropItems bool
 }
 
-// close releases the containers and directories the graph holds open,
-// once a Behind build's recheck no longer reads them.
+// close releases the containers and directories the graph holds open.
 func (g *Graph) Close() {
 	if g != nil && g.b != nil {
-		g.Settle()
 		g.b.close()
 	}
-}
-
-// Settle waits for the seal and the recheck a Behind build left running
-// and returns their error, as Build would have (nil for a graph built
-// otherwise). The manifest's digest, ID and counts and Contradictions are
-// set once it returns nil.
-func (g *Graph) Settle() error {
-	if g == nil || g.settled == nil {
-		return nil
-	}
-	<-g.settled
-	return g.settleErr
 }
 
 // DropInventory releases the inventory result (its canonical text and the
@@ -257,9 +226,6 @@ func (g *Graph) Settle() error {
 // for its manifest, items, limitations and contradictions and to read
 // items again; the graph cannot answer inventory or inspection after it.
 func (g *Graph) DropInventory() {
-	if g.settled != nil {
-		return // a Behind build keeps none
-	}
 	g.text, g.Nodes, g.Occurrences, g.Edges, g.byOcc, g.nodeOf = nil, nil, nil, nil, nil, nil
 }
 
@@ -270,12 +236,6 @@ func (g *Graph) DropInventory() {
 // are nil afterwards.
 func (g *Graph) DropItems() {
 	g.Items = nil
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.behind {
-		g.dropItems = true // the seal and the recheck read them still
-		return
-	}
 	g.b.items, g.b.byPath, g.b.root = nil, nil, nil
 }
 
@@ -485,9 +445,6 @@ func Build(ctx context.Context, req Request) (g *Graph, err error) {
 			return nil, err
 		}
 		level = b.hashable(added)
-	}
-	if req.Behind && req.KeepOpen && req.NoText {
-		return b.sealBehind(ctx, st), nil
 	}
 	if req.KeepOpen && b.isDir {
 		// The tree is listed again while the graph is sealed: the seal
@@ -1446,38 +1403,6 @@ func (b *graphBuilder) recheck(ctx context.Context, st os.FileInfo) error {
 	return b.recheckDirs(ctx)
 }
 
-// sealBehind seals the root and returns the graph, leaving the rest of
-// the seal and the recheck to run behind it (Request.Behind): the result
-// is the recheck's error, then the context's, then the seal's, as Build's.
-func (b *graphBuilder) sealBehind(ctx context.Context, st os.FileInfo) *Graph {
-	b.req.Observe("sealing the graph")
-	items := b.items
-	g, nodes, sorted := b.sealRoot(items)
-	g.settled, g.behind = make(chan struct{}), true
-	go func() {
-		rechecked := make(chan error, 1)
-		go func() { rechecked <- b.recheck(ctx, st) }()
-		err := b.sealRest(g, nodes, items, sorted)
-		g.Nodes, g.Occurrences, g.Edges, g.byOcc, g.nodeOf = nil, nil, nil, nil, nil
-		if rerr := <-rechecked; rerr != nil {
-			err = rerr
-		} else if cerr := ctx.Err(); cerr != nil {
-			err = cerr
-		}
-		if err != nil {
-			err = b.classify(ctx, err)
-		}
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		g.settleErr, g.behind = err, false
-		if g.dropItems {
-			b.items, b.byPath, b.root = nil, nil, nil
-		}
-		close(g.settled)
-	}()
-	return g
-}
-
 // seal classifies the content, computes the content IDs bottom-up and
 // assembles the sorted records. The per-item work (classification, IDs,
 // the graph's canonical text) runs on every core; every choice that
@@ -1668,12 +1593,7 @@ func (b *graphBuilder) sealRest(g *Graph, nodes map[string]*Node, items, sorted 
 		}
 	})
 	occs := make([]Occurrence, 0, len(items))
-	// A Behind build keeps no records, so nothing looks them up.
-	indexed := !b.req.Behind
-	var byOcc map[string]*Item
-	if indexed {
-		byOcc = make(map[string]*Item, len(items))
-	}
+	byOcc := make(map[string]*Item, len(items))
 	var contradictions []Contradiction
 	for i, it := range sorted {
 		it.ord = i
@@ -1693,9 +1613,7 @@ func (b *graphBuilder) sealRest(g *Graph, nodes map[string]*Node, items, sorted 
 			g.LinksOut = append(g.LinksOut, LinkOut{Path: it.Path, Target: it.link})
 		}
 		occs = append(occs, o)
-		if indexed {
-			byOcc[it.occurrenceID] = it
-		}
+		byOcc[it.occurrenceID] = it
 		if it.Mismatch {
 			contradictions = append(contradictions, Contradiction{
 				ContradictionID: "ic_" + fastDigest(jcsField{"root_artifact_id", rootID}, jcsField{"logical_path", it.Path},
@@ -1754,15 +1672,10 @@ func (b *graphBuilder) sealRest(g *Graph, nodes map[string]*Node, items, sorted 
 	}
 	slices.Sort(ids)
 	nodeList := make([]Node, len(ids))
-	var nodeOf map[string]*Node
-	if indexed {
-		nodeOf = make(map[string]*Node, len(ids))
-	}
+	nodeOf := make(map[string]*Node, len(ids))
 	for i, id := range ids {
 		nodeList[i] = *nodes[id]
-		if indexed {
-			nodeOf[id] = &nodeList[i]
-		}
+		nodeOf[id] = &nodeList[i]
 	}
 	if contradictions == nil {
 		contradictions = []Contradiction{}

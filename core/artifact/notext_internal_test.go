@@ -16,8 +16,7 @@ import (
 
 // TestNoTextGivesTheSealedManifest: a graph built without its inventory
 // text carries the same graph digest and manifest ID as one whose text was
-// written, and holds no text; so does one sealed behind its caller
-// (Behind), once settled, with the same contradictions and no records.
+// written, and holds no text.
 func TestNoTextGivesTheSealedManifest(t *testing.T) {
 	dir := t.TempDir()
 	for p, data := range map[string]string{
@@ -34,31 +33,15 @@ func TestNoTextGivesTheSealedManifest(t *testing.T) {
 	if err := os.Symlink("lib/a.js", filepath.Join(dir, "link.js")); err != nil {
 		t.Fatal(err)
 	}
-	build := func(noText, behind bool) *Graph {
-		g, err := Build(context.Background(), Request{Op: "inventory_artifact", Path: dir, Policy: IntegrityFail, Limits: defaultArtifactLimits, KeepOpen: true, NoText: noText, Behind: behind})
+	build := func(noText bool) *Graph {
+		g, err := Build(context.Background(), Request{Op: "inventory_artifact", Path: dir, Policy: IntegrityFail, Limits: defaultArtifactLimits, KeepOpen: true, NoText: noText})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(g.Close)
 		return g
 	}
-	sealed, bare, behind := build(false, false), build(true, false), build(true, true)
-	root := behind.Manifest // what a Behind build knows at once
-	if root.RootArtifactID != sealed.Manifest.RootArtifactID || root.RootSHA256 != sealed.Manifest.RootSHA256 || root.RootFormat != sealed.Manifest.RootFormat {
-		t.Fatalf("a Behind build's root %+v, sealed %+v", root, sealed.Manifest)
-	}
-	if len(behind.Items) != len(sealed.Items) {
-		t.Fatalf("a Behind build has %d items, want %d", len(behind.Items), len(sealed.Items))
-	}
-	if err := behind.Settle(); err != nil {
-		t.Fatal(err)
-	}
-	if behind.Manifest != sealed.Manifest || behind.Contradictions == nil || len(behind.Contradictions) != len(sealed.Contradictions) {
-		t.Fatalf("settled manifest %+v, sealed %+v", behind.Manifest, sealed.Manifest)
-	}
-	if behind.Nodes != nil || behind.Occurrences != nil || behind.Edges != nil || behind.text != nil {
-		t.Fatal("a Behind build kept its inventory records")
-	}
+	sealed, bare := build(false), build(true)
 	if sealed.text == nil || bare.text != nil {
 		t.Fatalf("text held: sealed %v, without text %v", sealed.text != nil, bare.text != nil)
 	}

@@ -246,9 +246,7 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	req.observe("inventory")
 	// JavaScript is parsed from the bytes the inventory hashes, on the
 	// goroutines that hash them, so parsing overlaps the rest of the
-	// inventory and no file is read twice. The inventory's seal and its
-	// recheck of the tree finish behind the build (artifact's Behind: the
-	// build runs on one goroutine), which settles them before its result.
+	// inventory and no file is read twice.
 	// So are the package.json files (readPackages would read each again),
 	// and HTML documents are scanned for module scripts (htmlModuleScripts).
 	wants := func(p string, size int64) bool {
@@ -263,7 +261,7 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		return false
 	}
 	g, err := artifact.Build(ctx, artifact.Request{Op: req.op, Path: req.path, Policy: req.policy, Limits: jsappArtifactLimits,
-		Openers: req.openers, Observe: req.observe, KeepOpen: true, NoText: true, Behind: true, Wants: wants,
+		Openers: req.openers, Observe: req.observe, KeepOpen: true, NoText: true, Wants: wants,
 		Content: func(p, sha string, data []byte) {
 			switch classifyJSFile(p) {
 			case "package":
@@ -280,8 +278,8 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// The analysis reads the graph's items, never its inventory result
-	// (which a Behind build does not keep).
+	// The analysis reads the graph's items, never its inventory result.
+	g.DropInventory()
 	st.g = g
 	st.rootSHA = g.Manifest.RootSHA256
 	st.format = g.Manifest.RootFormat
@@ -625,12 +623,6 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 	b.ipcPhase()
 	if ctx.Err() != nil && !st.truncated {
 		st.truncated, st.partialWhy = true, "graph"
-	}
-	// The inventory's seal and recheck ran behind the build: the result
-	// needs the inventory's digest, and a tree that changed fails the call
-	// as it would have before the build.
-	if err := st.g.Settle(); err != nil {
-		return nil, err
 	}
 	st.req.observe("sealing the graph")
 	return b.result(), nil
