@@ -19,8 +19,9 @@ import (
 // memory, and an app whose live heap is large already has that room, so it
 // is collected no less often than before. The build that follows holds
 // the heap the parse left (hold) rather than going back to the process's
-// target, and so does the seal, after the collection that result() starts
-// (build.go). The room therefore sets the analysis's peak memory. A collection costs about what is live: over a small live
+// target, and the seal takes the parse's room again after the collection
+// that result() starts (build.go). The room therefore sets the analysis's
+// peak memory. A collection costs about what is live: over a small live
 // heap a room of 20 MB rather than 32 cost npm-10 no CPU time and about 6
 // MB of peak RSS, while a larger live heap (npm-50's, 30 MB and more as
 // its parse goes on) is given the room it had, as a fixed 20 MB collected
@@ -31,27 +32,16 @@ const (
 	parseGCMaxFactor = 4
 )
 
-// holdGCPercent is the collector's target, as a percentage, while every
-// call holds (hold) and its live heap outgrows the heap the parse left.
-// The build and the result run on one goroutine, so the collections a
-// tight target asks for mark on the core they leave idle: on npm-10,
-// the process's 70% let the build's heap grow to 44-46 MB over 27 MB
-// live, and this target keeps it within the parse's 31-35 MB, about 6 MB
-// less peak RSS (bench/jsapp).
-const holdGCPercent = 30
-
 // tuning is whether this package may change the process's collector: the
 // host that owns the process turns it on (cmd/rea does); a program that
 // embeds rea/core keeps its own collector settings, and no collection is
 // forced in it, unless it asks for the tuning too.
 var tuning atomic.Bool
 
-// TuneCollector lets a JavaScript application analysis set the
-// collector's target while it parses, builds and seals (the target the
-// process had is put back when the last analysis ends) and start a
-// collection before the seal: less collector work while the parse keeps
-// both cores busy, for memory the build and the seal then reuse. Off by
-// default.
+// TuneCollector lets a JavaScript application analysis relax the
+// collector's target while it parses and seals (the target the process had
+// is put back when the last analysis ends) and start a collection before
+// the seal: less collector work for more memory. Off by default.
 func TuneCollector(on bool) { tuning.Store(on) }
 
 // gcPhase is the process's calls in their parse phase (or holding the heap
@@ -118,8 +108,8 @@ func (g *gcRelax) end() {
 }
 
 // hold ends the parse phase's room but not the phase: until end, while
-// no call parses, the collector's goal is the heap the parse left (or
-// holdGCPercent over the live heap, when that is more). The build then
+// no call parses, the collector's goal is the heap the parse left (or the
+// process's target over the live heap, when that is more). The build then
 // makes its garbage in memory the parse already made resident: going back
 // to the process's target over the small live heap the parse leaves, the
 // build of npm-10 was collected four times (once at once), with the
@@ -180,17 +170,16 @@ func readUint64(name string) uint64 {
 
 // retuneGC sets the target that gives the parse's room over the live heap
 // (the live heap, within [parseGCRoom, parseGCMaxRoom]) while a call
-// parses, within [was, was*parseGCMaxFactor], or up to the held goal once
-// every call holds (hold), within [min(was, holdGCPercent),
-// was*parseGCMaxFactor]. gcPhase is locked.
+// parses, or up to the held goal once every call holds (hold), within
+// [was, was*parseGCMaxFactor]. gcPhase is locked.
 func retuneGC() {
 	pct := gcPhase.was * parseGCMaxFactor
 	if live := readUint64("/gc/heap/live:bytes"); live > 0 {
-		room, least := min(max(live, parseGCRoom), parseGCMaxRoom), gcPhase.was
+		room := min(max(live, parseGCRoom), parseGCMaxRoom)
 		if gcPhase.holding == gcPhase.calls {
-			room, least = gcPhase.held-min(live, gcPhase.held), min(gcPhase.was, holdGCPercent)
+			room = gcPhase.held - min(live, gcPhase.held)
 		}
-		pct = int(min(uint64(pct), max(uint64(least), (100*room+live-1)/live)))
+		pct = int(min(uint64(pct), max(uint64(gcPhase.was), (100*room+live-1)/live)))
 	}
 	if pct != gcPhase.set {
 		debug.SetGCPercent(pct)

@@ -159,6 +159,8 @@ type jsappState struct {
 	// what the result needs of the graph once it is released
 	manifest       artifact.InventoryArtifactResultManifest
 	contradictions []artifact.Contradiction
+	// the seal's relaxed collection target (result()), ended on return
+	sealing *gcRelax
 
 	// asar is the path of an ASAR archive the input is or holds ("." for
 	// the root), "" when there is none: Electron's archive format makes
@@ -188,6 +190,7 @@ func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) 
 		pre: map[string]*prefetched{}, prePkg: map[string]*prefetchedPackage{}, preSrc: map[string]*prefetchedSrcs{}, budget: newByteBudget(jsappParseBudget)}
 	parsing := relaxGC()
 	defer parsing.end()
+	defer func() { st.sealing.end() }()
 	if err := st.inventory(ctx); err != nil {
 		return nil, err
 	}
