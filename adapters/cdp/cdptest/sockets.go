@@ -9,11 +9,14 @@ import (
 )
 
 // sockets is what Server and Inspector share: the HTTP server and the
-// WebSocket connections it upgraded, which Close closes.
+// WebSocket connections it upgraded, which Close closes. A handler adds
+// its connection after the handshake is answered, so one upgraded while
+// Close runs is closed when it is added (closed).
 type sockets struct {
 	srv    *httptest.Server
 	connMu sync.Mutex
 	conns  []*wsock.Conn
+	closed bool
 }
 
 // listen starts the HTTP server with h and returns its URL.
@@ -22,11 +25,16 @@ func (s *sockets) listen(h http.Handler) string {
 	return s.srv.URL
 }
 
-// add keeps c, an upgraded connection, for Close.
+// add keeps c, an upgraded connection, for Close, or closes it when
+// Close has begun.
 func (s *sockets) add(c *wsock.Conn) {
 	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.closed {
+		c.Close()
+		return
+	}
 	s.conns = append(s.conns, c)
-	s.connMu.Unlock()
 }
 
 // open returns the connections upgraded so far.
@@ -38,7 +46,11 @@ func (s *sockets) open() []*wsock.Conn {
 
 // Close stops the server and its sockets.
 func (s *sockets) Close() {
-	for _, c := range s.open() {
+	s.connMu.Lock()
+	s.closed = true
+	conns := s.conns
+	s.connMu.Unlock()
+	for _, c := range conns {
 		c.Close()
 	}
 	s.srv.CloseClientConnections()
