@@ -593,6 +593,8 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 		SegmentCount   int     `json:"segment_count"`
 		StringCount    int     `json:"string_count"`
 		NameCount      *int    `json:"name_count"`
+		Stripped       *bool   `json:"stripped"`
+		DebugInfo      *bool   `json:"debug_info"`
 		Segments       []struct{ Name, Start, End, Length string }
 		Procedures     []struct {
 			Address, Value, Source string
@@ -622,6 +624,9 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 	}
 	if ov.Entry != nil {
 		fmt.Fprintf(tw, "  entry\t%s\n", *ov.Entry)
+	}
+	if ov.Stripped != nil {
+		fmt.Fprintf(tw, "  symbols\t%s\n", symbolsLine(*ov.Stripped, ov.DebugInfo))
 	}
 	names := "n/a"
 	if ov.NameCount != nil {
@@ -664,6 +669,24 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 		tw.Flush()
 	}
 	return nil
+}
+
+// symbolsLine says what the file keeps of its names: whether it is
+// stripped of its static symbol table, and whether it keeps debug
+// information (unsaid when the provider did not say).
+func symbolsLine(stripped bool, debugInfo *bool) string {
+	line := "static symbol table"
+	if stripped {
+		line = "stripped: no static symbol table"
+	}
+	switch {
+	case debugInfo == nil:
+	case *debugInfo:
+		line += ", debug information (DWARF)"
+	default:
+		line += ", no debug information"
+	}
+	return line
 }
 
 // debugFileOf is the separate debug file the profile names (the engine

@@ -18,8 +18,8 @@ import (
 // REA_DEBUG_FILE_DIRECTORIES by build ID: the overview's analysis profile
 // names it (path, SHA-256, how it was found), its Evidence ID is the same
 // on every run (the second from the warm cache) and differs from the one
-// without, rea analyze's text names it, and analyze_function has the
-// signature from its DWARF.
+// without, rea analyze's text names it (and says the program itself is
+// stripped), and analyze_function has the signature from its DWARF.
 func TestDebugFileDirectories(t *testing.T) {
 	is := is.New(t)
 	for _, tool := range []string{"gcc", "objcopy", "strip"} {
@@ -83,21 +83,34 @@ func TestDebugFileDirectories(t *testing.T) {
 	is.Equal(pOff["debug_file"], nil)
 
 	// rea analyze's text names the debug file it used, and none without.
-	text := func(dirs string) string {
+	textOf := func(dirs, file string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), cliLimit)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, reaBin, "analyze", prog)
+		cmd := exec.CommandContext(ctx, reaBin, "analyze", file)
 		cmd.Env = append(os.Environ(), "REA_DEBUG_FILE_DIRECTORIES="+dirs)
 		dieWithTests(cmd)
 		out, err := cmd.Output()
 		is.NoErr(err)
 		return string(out)
 	}
+	text := func(dirs string) string { t.Helper(); return textOf(dirs, prog) }
 	is.True(strings.Contains(text(root), "debug file  "+byID+" (by build-id; symbols, dwarf)\n"))
 	// (A stripped file's limitation may mention separate debug files; the
 	// field line is what says one was used.)
 	is.True(!regexp.MustCompile(`(?m)^\s*debug file\s`).MatchString(text("")))
+	// Its symbols line says what the file itself keeps, found debug file
+	// or not; the build before strip keeps both.
+	symbols := func(text string) string {
+		m := regexp.MustCompile(`(?m)^\s*symbols\s+(.*)$`).FindStringSubmatch(text)
+		if m == nil {
+			return "(no symbols line)"
+		}
+		return m[1]
+	}
+	is.Equal(symbols(text("")), "stripped: no static symbol table, no debug information")
+	is.Equal(symbols(text(root)), "stripped: no static symbol table, no debug information")
+	is.Equal(symbols(textOf("", full)), "static symbol table, debug information (DWARF)")
 
 	proc := func(dirs, which string) map[string]any {
 		r := rea(dirs, "call", "analyze_function", `{"procedure":"`+which+`"}`, "--target", prog)
