@@ -11,7 +11,8 @@ import (
 // set past the cut, and reports none of them as observed: here sandbox
 // and contextIsolation are set to false past the cut. Before, the node
 // just lacked them, read as Electron's defaults, and only the file's
-// limitation hinted at it.
+// limitation hinted at it. So does one whose options or webPreferences
+// are computed (a variable, a call), which the analysis does not follow.
 func TestJSAppCutWebPreferencesAreMarked(t *testing.T) {
 	var many []string
 	for i := range 33 {
@@ -20,7 +21,7 @@ func TestJSAppCutWebPreferencesAreMarked(t *testing.T) {
 	pad := strings.Join(many, ", ")
 	cases := []struct {
 		name, opts string
-		cut        []any // web_preferences_cut; nil: none
+		cut        []any // web_preferences_unseen; nil: none
 		props      map[string]any
 	}{
 		{"webPreferences cut",
@@ -32,12 +33,22 @@ func TestJSAppCutWebPreferencesAreMarked(t *testing.T) {
 		{"whole",
 			`{ webPreferences: { sandbox: false } }`,
 			nil, map[string]any{"sandbox": false}},
+		{"options in a variable",
+			`opts`,
+			[]any{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity", "preload"}, map[string]any{}},
+		{"webPreferences computed",
+			`{ width: 800, webPreferences: prefs() }`,
+			[]any{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity", "preload"}, map[string]any{}},
+		{"no options: Electron's defaults",
+			``,
+			nil, map[string]any{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeTree(t, map[string]string{
 				"package.json": `{"name":"w","main":"main.js"}`,
-				"main.js":      "const { app, BrowserWindow } = require('electron');\napp.whenReady().then(() => new BrowserWindow(" + c.opts + "));\n",
+				"main.js": "const { app, BrowserWindow } = require('electron');\nconst opts = { webPreferences: { nodeIntegration: true } };\n" +
+					"function prefs() { return { sandbox: false }; }\napp.whenReady().then(() => new BrowserWindow(" + c.opts + "));\n",
 			})
 			g, _ := labelledGraph(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": dir}))
 			n := 0
@@ -47,9 +58,9 @@ func TestJSAppCutWebPreferencesAreMarked(t *testing.T) {
 				}
 				n++
 				p := nd.Observations[0].Properties
-				if got := fmt.Sprint(p["web_preferences_cut"]); p["web_preferences_cut"] != nil || c.cut != nil {
+				if got := fmt.Sprint(p["web_preferences_unseen"]); p["web_preferences_unseen"] != nil || c.cut != nil {
 					if got != fmt.Sprint(c.cut) {
-						t.Errorf("web_preferences_cut = %s, want %v", got, c.cut)
+						t.Errorf("web_preferences_unseen = %s, want %v", got, c.cut)
 					}
 				}
 				for _, k := range []string{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity"} {

@@ -886,14 +886,17 @@ func findProp(v ports.JSValue, dotted string) (ports.JSValue, bool) {
 	return cur, true
 }
 
-// prefsCut says whether a BrowserWindow's options were cut by the engine
-// (ports.JSValue.PropsCut) where webPreferences' keys would be: the
-// options before a webPreferences key, or webPreferences itself.
-func prefsCut(opts ports.JSValue) bool {
+// prefsUnseen says whether a BrowserWindow's webPreferences keys may be
+// set where the analysis did not see them: the options or webPreferences
+// were cut by the engine (ports.JSValue.PropsCut: the options before a
+// webPreferences key, or webPreferences itself), or either is not an
+// object literal (new BrowserWindow(opts), webPreferences: prefs()).
+// Without arguments nothing is unseen: Electron's defaults apply.
+func prefsUnseen(opts ports.JSValue, given bool) bool {
 	if wp, ok := findProp(opts, "webPreferences"); ok {
-		return wp.PropsCut
+		return wp.PropsCut || wp.Kind != ports.JSValObject
 	}
-	return opts.PropsCut
+	return opts.PropsCut || given && opts.Kind != ports.JSValObject
 }
 
 // valueOffset is where value v is written: its own offset (a literal's),
@@ -921,20 +924,22 @@ func (b *jsappBuilder) browserWindow(a *jsAsset, c ports.JSCall) string {
 		opts = c.Args[0]
 	}
 	var unread []any
+	unseen := prefsUnseen(opts, len(c.Args) > 0)
 	for _, k := range []string{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity", "preload"} {
 		v, ok := findProp(opts, "webPreferences."+k)
 		if ok && v.Kind == ports.JSValBool && k != "preload" {
 			props[k] = v.Value == "true"
 		}
-		if !ok && prefsCut(opts) {
+		if !ok && unseen {
 			unread = append(unread, k)
 		}
 	}
 	if len(unread) > 0 {
 		// The engine kept only the first properties of the options or of
-		// webPreferences: these keys may be set past the cut, so their
-		// absence is not Electron's default observed.
-		props["web_preferences_cut"] = unread
+		// webPreferences, or they are computed (a variable, a call):
+		// these keys may be set where the analysis did not see them, so
+		// their absence is not Electron's default observed.
+		props["web_preferences_unseen"] = unread
 	}
 	id := b.g.node("browser-window", b.localKey("browser-window", key), "BrowserWindow", props, b.atCall(a, c, c.Offset))
 	b.callEdge(a, c, id, "calls", map[string]any{"callee": c.Callee}, b.atCall(a, c, c.Offset))

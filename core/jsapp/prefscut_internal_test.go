@@ -14,7 +14,7 @@ func TestWindowObligationIsPartialWhenPreferencesWereCut(t *testing.T) {
 		props map[string]any
 		want  string
 	}{
-		{map[string]any{"sandbox": true, "web_preferences_cut": []any{"contextIsolation"}}, "partial"},
+		{map[string]any{"sandbox": true, "web_preferences_unseen": []any{"contextIsolation"}}, "partial"},
 		{map[string]any{"sandbox": true}, "evidenced"},
 	} {
 		if got := obligation(nil, win(c.props), "window")["status"]; got != c.want {

@@ -212,8 +212,8 @@ func obligation(ix *appIndex, n *Node, kind string) map[string]any {
 				match[k] = v
 			}
 		}
-		if n.prop("web_preferences_cut") != nil {
-			status = "partial" // some settings were past the engine's cut
+		if n.prop("web_preferences_unseen") != nil {
+			status = "partial" // some settings were past the engine's cut or computed
 		}
 	default:
 		req = "run the " + strings.TrimPrefix(n.Kind, "electron-") + " process " + n.propString("path")
