@@ -33,13 +33,7 @@ func (a *Analysis) Stripping(ctx context.Context) (ports.Stripping, error) {
 		if t.dysymtab {
 			local = t.nlocal > 0
 		}
-		dw := false
-		for _, s := range m.f.Sections {
-			if s.Name == "__debug_info" && s.Size > 0 {
-				dw = true
-			}
-		}
-		return ports.Stripping{StaticSymbols: local, DebugInfo: dw}, nil
+		return ports.Stripping{StaticSymbols: local, DebugInfo: machoHasDWARF(m)}, nil
 	}
 	return ports.Stripping{}, ports.ErrUnsupported
 }
