@@ -37,7 +37,8 @@ import (
 //	core/<family>      core + ports + the JSON libraries (core/jsapp and
 //	                   core/browser also core/internal/srcmap); core/jsapp also
 //	                   core/artifact (the application graph is built over the
-//	                   artifact graph's inventory); no other family imports
+//	                   artifact graph's inventory) and go-json-experiment/json
+//	                   (source maps decoded in one pass); no other family imports
 //	                   a sibling; core/browser also core/web (its capture
 //	                   results are the shapes compare_web_captures accepts,
 //	                   so their result schemas are that operation's);
@@ -60,7 +61,8 @@ import (
 //	adapters/pty       ports + supervisor + creack/pty + charmbracelet/x/vt (process capture)
 //	adapters/gdbremote ports + supervisor (native call tracing under gdbserver)
 //	adapters/mcp       core + ports + go-sdk (and jsonschema-go, its Tool's schema type)
-//	adapters/cli       core + ports + kong
+//	adapters/cli       core + ports + kong + go-json-experiment/json (a
+//	                   result read for its text in one pass)
 //	cmd/               wiring only: rea's own packages (no go-sdk, no kong)
 //	examples/          core, its families and standard, ports, adapters
 //	bench/             anything in rea
@@ -77,7 +79,7 @@ var policy = []struct {
 	{"rea/ports", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/standard", []string{"rea/core", "rea/core/annotate", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/diff", "rea/core/jsapp", "rea/core/process", "rea/core/runtime", "rea/core/web"}, []string{"rea/core/typecheck", "rea/ports", "rea/ports/portstest", "github.com/matryer/is"}},
 	{"rea/core/browser", append([]string{"rea/core/web", "rea/core/internal/srcmap"}, familyAllowed...), familyTests},
-	{"rea/core/jsapp", append([]string{"rea/core/artifact", "rea/core/internal/srcmap"}, familyAllowed...), familyTests},
+	{"rea/core/jsapp", append([]string{"rea/core/artifact", "rea/core/internal/srcmap", fastJSON}, familyAllowed...), familyTests},
 	{"rea/core/artifact", familyAllowed, familyTests},
 	{"rea/core/binary", append([]string{"github.com/ianlancetaylor/demangle", "rea/core/codeloc"}, familyAllowed...), familyTests},
 	{"rea/core/web", familyAllowed, familyTests},
@@ -99,7 +101,7 @@ var policy = []struct {
 	{"rea/snapshot", nil, []string{"github.com/matryer/is"}}, // stdlib only: engines share it
 	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/", "github.com/google/jsonschema-go/jsonschema"},
 		[]string{"rea/core/standard", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/matryer/is"}},
-	{"rea/adapters/cli", []string{"rea/core", "rea/core/product", "rea/ports", "github.com/alecthomas/kong"}, []string{"rea/core/standard", "github.com/matryer/is"}},
+	{"rea/adapters/cli", []string{"rea/core", "rea/core/product", "rea/ports", "github.com/alecthomas/kong", fastJSON}, []string{"rea/core/standard", "github.com/matryer/is"}},
 	{"rea/adapters/native", []string{"rea/ports", "rea/ports/libc", "rea/adapters/native/", "golang.org/x/arch/", "rea/supervisor", "rea/snapshot"}, engineTests},
 	{"rea/adapters/asar", []string{"rea/ports", "rea/adapters/asar/"}, engineTests},
 	{"rea/adapters/zip", []string{"rea/ports"}, engineTests},
@@ -121,6 +123,10 @@ var policy = []struct {
 }
 
 var (
+	// fastJSON decodes large untrusted or bulky JSON (source maps, the
+	// CLI's reading of a result) in one pass; the CDP engine's protocol
+	// library links it already.
+	fastJSON      = "github.com/go-json-experiment/json"
 	kernelAllowed = []string{"rea/ports", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/gowebpki/jcs"}
 	familyAllowed = append([]string{"rea/core"}, kernelAllowed...)
 	familyTests   = []string{"rea/core/standard", "rea/core/typecheck", "rea/core/internal/gentest", "rea/ports/portstest", "github.com/matryer/is"}

@@ -3,7 +3,6 @@ package jsapp
 import (
 	"cmp"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -11,6 +10,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"rea/core/internal/srcmap"
 
@@ -63,11 +65,20 @@ const jsappMaxSourceModules = 10000
 // maxSourceMapSegments bounds decoding (a limitation beyond it).
 const maxSourceMapSegments = 4 << 20
 
+// lenientJSON decodes an untrusted source map the way encoding/json did
+// before: member names matched without regard to case, a repeated member's
+// last value kept, and invalid UTF-8 in a string replaced rather than
+// refused. The decoder (github.com/go-json-experiment/json, which the CDP
+// engine's protocol library already links) is about three times faster
+// than encoding/json on npm's maps: one pass where encoding/json validates
+// and then decodes, and no reflection per string.
+var lenientJSON = json.JoinOptions(json.MatchCaseInsensitiveNames(true), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+
 var errSourceMapSegments = errors.New("source map has more mappings than rea decodes")
 
 func parseSourceMap(b []byte) (*sourceMap, error) {
 	var raw rawSourceMap
-	if err := json.Unmarshal(b, &raw); err != nil {
+	if err := json.Unmarshal(b, &raw, lenientJSON); err != nil {
 		return nil, fmt.Errorf("source map is not JSON: %v", err)
 	}
 	sm := &sourceMap{}

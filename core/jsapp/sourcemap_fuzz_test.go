@@ -2,8 +2,11 @@ package jsapp
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+
+	jsonv2 "github.com/go-json-experiment/json"
 
 	"rea/core/internal/srcmap"
 )
@@ -16,10 +19,18 @@ func FuzzSourceMap(f *testing.F) {
 		`{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sources":["a"],"mappings":"AAAA"}},{"offset":{"line":1,"column":0},"map":{"version":3,"sources":["b"],"mappings":";;AAAA"}}]}`,
 		`{"version":3,"sources":[],"mappings":"!!!"}`, `{"version":3,"sources":["x"],"mappings":"gggggggggggA"}`,
 		`{"version":3,"sections":[{"offset":{"line":-1,"column":0},"map":{"sections":[]}}]}`, `null`, `[]`,
+		"{\"Version\":3,\"SOURCES\":[\"a\xff\\ud800\"],\"mappings\":\"AAAA\",\"mappings\":\"AACA\",\"sourcesContent\":[null]}",
+		`{"version":"3","sources":{},"mappings":7}`,
 	} {
 		f.Add([]byte(s), "line one\nline two", "data:application/json;base64,e30=", "../../x/./y.js")
 	}
 	f.Fuzz(func(t *testing.T, data []byte, gen, url, source string) {
+		// The lenient decoder reads a map as encoding/json did.
+		var was, is rawSourceMap
+		wasErr, isErr := json.Unmarshal(data, &was), jsonv2.Unmarshal(data, &is, lenientJSON)
+		if (wasErr == nil) != (isErr == nil) || wasErr == nil && !reflect.DeepEqual(was, is) {
+			t.Fatalf("encoding/json read %+v (%v), the lenient decoder %+v (%v)", was, wasErr, is, isErr)
+		}
 		sm, err := parseSourceMap(data)
 		if sm != nil && err == nil && !sm.Index {
 			var raw rawSourceMap
