@@ -1094,11 +1094,16 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 	for i, p := range out.Processes {
 		out.Processes[i].FirstSeenMS = bucketMS(p.FirstSeenMS, b)
 		out.Processes[i].LastSeenMS = bucketMS(p.LastSeenMS, b)
-		cmd := commandOf(p)
-		out.NormalizedProcesses = append(out.NormalizedProcesses, ports.NormalizedProcess{
+		np := ports.NormalizedProcess{
 			ID: id(p.PID), ParentID: id(p.ParentPID), GroupID: id(p.ProcessGroupID), SessionID: id(p.SessionID),
-			Command: strings.TrimSpace(cn.Normalize(cmd)), FirstSeenMS: bucketMS(p.FirstSeenMS, b),
-		})
+			Command: strings.TrimSpace(cn.Normalize(commandOf(p))), FirstSeenMS: bucketMS(p.FirstSeenMS, b),
+		}
+		if p.FirstReadArgv != nil {
+			out.Processes[i].ArgvRewrittenMS = bucketMS(p.ArgvRewrittenMS, b)
+			np.FirstReadCommand = strings.TrimSpace(cn.Normalize(strings.Join(p.FirstReadArgv, " ")))
+			np.CommandRewrittenMS = out.Processes[i].ArgvRewrittenMS
+		}
+		out.NormalizedProcesses = append(out.NormalizedProcesses, np)
 	}
 	out.ListeningSockets = c.samp.listening()
 	for i := range out.ListeningSockets {
@@ -1168,7 +1173,7 @@ func normalizationRecord(sc ports.CaptureScenario) ports.NormalizationRecord {
 }
 
 func (c *capture) coverage(out *ports.ProcessCapture) []ports.CoverageNote {
-	sampled := "the process tree was sampled from /proc every 50 ms; a process that lived between two samples is missing"
+	sampled := "the process tree was sampled from /proc every 50 ms; a process that lived between two samples is missing, and an argv rewritten in place (setproctitle) is seen up to a second late"
 	if out.Executable.SelectedSHA256 != "" {
 		sampled += ", and the executable was digested before the launch"
 	}

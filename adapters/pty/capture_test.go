@@ -1043,3 +1043,40 @@ func TestOutputReadBeforeAnEventIsJournaledFirst(t *testing.T) {
 		is.True(prompt < input) // the prompt, then the answer
 	}
 }
+
+// A program that rewrites its argv in place (setproctitle), with no exec
+// and no rename, is shown with its new argv; the argv first read is kept,
+// labelled as the first read, with when a look first read the new one.
+// Before, the capture kept the first read for the process's life. Looks
+// reread the argv at every look here, so that the test does not wait on
+// the recheck interval.
+func TestArgvRewrittenInPlaceIsSeen(t *testing.T) {
+	is := is.New(t)
+	defer pty.SetArgvRecheckLooks(1)()
+	sc := ports.NewCaptureScenario(program(t, "retitle"))
+	sc.Arguments = []string{"--first", "launch"}
+	sc.Events = []ports.CaptureEvent{{AtMS: 500, Type: ports.EventInput, Data: "\n"}, {AtMS: 1500, Type: ports.EventInput, Data: "\n"}}
+	sc.TimeoutMS = 10000
+	c, err := capture(t, engine(t), context.Background(), sc)
+	is.NoErr(err)
+	is.True(strings.Contains(text(c), "bye"))
+	first := "<executable> --first launch"
+	var cmds []string
+	for _, s := range c.ProcessSamples {
+		cmds = append(cmds, s.NormalizedCommand)
+	}
+	if !slices.Contains(cmds, first) {
+		// Its start was slow enough that both lines were typed before a
+		// look read its argv after the exec: nothing to tell apart.
+		t.Skipf("no look read the argv before the rewrite: %q", cmds)
+	}
+	is.Equal(len(c.Processes), 1)
+	p, n := c.Processes[0], c.NormalizedProcesses[0]
+	is.Equal(p.Argv, []string{"retitled: worker"})
+	is.Equal(p.FirstReadArgv, []string{sc.Executable, "--first", "launch"})
+	is.True(p.ArgvRewrittenMS >= 500) // not before it was rewritten
+	is.Equal(n.Command, "retitled: worker")
+	is.Equal(n.FirstReadCommand, first)
+	is.Equal(n.CommandRewrittenMS, p.ArgvRewrittenMS)
+	is.Equal(cmds[len(cmds)-1], "retitled: worker")
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,9 +44,18 @@ type procRecord struct {
 	ports.CapturedProcess
 	key       procKey
 	lastSig   string
-	argvImage uint64 // the Proc.Image the argv was read at; 0: read it at every look
-	argvComm  string // the command name it was read at
+	argvImage uint64   // the Proc.Image the argv was read at; 0: read it at every look
+	argvComm  string   // the command name it was read at
+	argvLook  int      // the look (sampler.looks) it was read at
+	imageArgv []string // the first argv read since the last exec
 }
+
+// argvRecheckLooks is how many looks (of 50 ms) an argv read stands for a
+// process that neither exec'd nor renamed itself since: a process can
+// rewrite its argv in place (setproctitle), which nothing the stat shows
+// tells, and reading every live process's argv at every look was an
+// eighth of a capture's CPU (see sample).
+var argvRecheckLooks = 20
 
 // sampler keeps the process tree as it grew. Which processes are the
 // capture's is the supervisor's census (Run.Look): the launcher, a child
@@ -186,15 +196,19 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 		// not exec'd (a shell's subshell, a server's worker, which may
 		// rewrite its argv as its title). The stat was read before the
 		// argv, so an exec between the two makes the next look read it
-		// again. A process that rewrites its argv after the first read,
-		// without exec or rename, in an image of its own, keeps the first
-		// read. A read that fails (the process is exiting) keeps what an
-		// earlier one read, and is tried again at the next look.
+		// again. And it is read again argvRecheckLooks looks after the
+		// last read, whatever the stat says: a process that rewrites its
+		// argv in place (setproctitle: nginx, postgres), without exec or
+		// rename, in an image of its own, is then seen with its new argv
+		// up to a second late (before, never: its first read stood). A
+		// read that fails (the process is exiting) keeps what an earlier
+		// one read, and is tried again at the next look.
 		rec.Comm = p.Comm
 		forked := p.Image != 0 && image[p.PPID] == p.Image
-		if !rec.ArgvReadable || p.Image == 0 || p.Image != rec.argvImage || p.Comm != rec.argvComm || forked {
+		stale := s.looks-rec.argvLook >= argvRecheckLooks
+		if !rec.ArgvReadable || p.Image == 0 || p.Image != rec.argvImage || p.Comm != rec.argvComm || forked || stale {
 			if argv, readable := s.argv(p.PID); readable {
-				rec.Argv, rec.ArgvReadable, rec.argvImage, rec.argvComm = argv, true, p.Image, p.Comm
+				rec.setArgv(argv, p, s.looks, atMS)
 			}
 		}
 		cmd := commandOf(rec.CapturedProcess)
@@ -213,6 +227,23 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 	}
 	s.sampleSockets(live, atMS)
 	return live
+}
+
+// setArgv records argv, read at look (at atMS) while the process ran p's
+// image with p's command name. A read under an image other than the last
+// read's (an exec), or under an unknown one, starts the image's argv
+// afresh; a read that differs from the image's first read says the
+// process rewrote its argv in place, and when.
+func (rec *procRecord) setArgv(argv []string, p supervisor.Proc, look int, atMS int64) {
+	switch {
+	case !rec.ArgvReadable || p.Image == 0 || p.Image != rec.argvImage:
+		rec.imageArgv, rec.FirstReadArgv, rec.ArgvRewrittenMS = argv, nil, 0
+	case slices.Equal(argv, rec.imageArgv):
+		rec.FirstReadArgv, rec.ArgvRewrittenMS = nil, 0 // rewritten back
+	case !slices.Equal(argv, rec.Argv):
+		rec.FirstReadArgv, rec.ArgvRewrittenMS = rec.imageArgv, atMS
+	}
+	rec.Argv, rec.ArgvReadable, rec.argvImage, rec.argvComm, rec.argvLook = argv, true, p.Image, p.Comm, look
 }
 
 // sampleSockets records the listening TCP sockets the live processes hold:

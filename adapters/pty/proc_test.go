@@ -373,3 +373,47 @@ func TestOtherNamespaceIsScannedWhenItsCountersChange(t *testing.T) {
 	is.Equal(len(got), 1)
 	is.Equal([]int{got[0].PID, got[0].Port, int(got[0].FirstSeenMS)}, []int{a, 8080, 100})
 }
+
+// A process that rewrites its argv in place (setproctitle), with no exec
+// and no rename, is read again argvRecheckLooks looks after its last read:
+// the capture then shows its new argv, keeps the first read since its
+// exec, labelled as such, and says when a look first read the new one. An
+// exec starts afresh. Before, the first read stood for the process's life.
+func TestArgvRewrittenInPlaceIsReadAgain(t *testing.T) {
+	is := is.New(t)
+	const srv = 5000061
+	image := uint64(7)
+	argv := []string{"nginx", "-g", "daemon off;"}
+	s := newSampler(srv, 1000, func() ([]supervisor.Owned, error) {
+		return owned(map[int]supervisor.Proc{srv: {PID: srv, PPID: 1, PGID: srv, SID: srv, Start: 100, State: 'S', Comm: "nginx", Image: image}}), nil
+	})
+	reads := 0
+	s.argv = func(int) ([]string, bool) { reads++; return argv, true }
+	look := 0
+	sample := func(n int) {
+		for range n {
+			s.sample(int64(look) * 50)
+			look++
+		}
+	}
+	sample(3)
+	argv = []string{"nginx: master process"} // rewritten after look 2
+	sample(argvRecheckLooks)
+	p := s.processes()[0]
+	is.Equal(p.Argv, []string{"nginx: master process"})
+	is.Equal(p.FirstReadArgv, []string{"nginx", "-g", "daemon off;"})
+	is.Equal(p.ArgvRewrittenMS, int64(argvRecheckLooks*50)) // the recheck look
+	is.Equal(reads, 2)                                      // the first look and the recheck, not every look
+	var cmds []string
+	for _, sm := range s.samples {
+		cmds = append(cmds, sm.Command)
+	}
+	is.Equal(cmds, []string{"nginx -g daemon off;", "nginx: master process"})
+
+	image, argv = 8, []string{"sh", "-c", "x"} // an exec
+	sample(1)
+	p = s.processes()[0]
+	is.Equal(p.Argv, []string{"sh", "-c", "x"})
+	is.Equal(p.FirstReadArgv, nil)
+	is.Equal(p.ArgvRewrittenMS, int64(0))
+}
