@@ -1180,7 +1180,7 @@ func (c *capture) coverage(out *ports.ProcessCapture) []ports.CoverageNote {
 	notes := []ports.CoverageNote{
 		{Scope: ports.ScopeProcess, Reason: sampled},
 		{Scope: ports.ScopeEnvironment, Reason: "the inherited host environment is not recorded"},
-		{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed; only listening TCP sockets held by the capture's processes are, and not a socket handed to a process of the capture (descriptor passing) while it already listened, held by none of them, when more than two of them lived; in a network namespace other than rea's, a socket that starts to listen in the same 50 ms as another socket there stops being hashed (a connection reset) is found up to a second late, and a process that changes namespace without an exec is looked for in its first"},
+		{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed; only listening TCP sockets held by the capture's processes are, and a socket handed to a process of the capture (descriptor passing) while it already listened, held by none of them, is found a look late for every 32 of them that live, and not when the process moved it onto the number of a descriptor it closed within the same 50 ms; in a network namespace other than rea's, a socket that starts to listen in the same 50 ms as another socket there stops being hashed (a connection reset) is found up to a second late, and a process that changes namespace without an exec is looked for in its first"},
 		{Scope: ports.ScopeTerminal, Reason: "the emulated terminal does not answer terminal queries (device attributes, cursor position reports)"},
 	}
 	if len(out.ObservationRoots) == 0 {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1079,4 +1080,61 @@ func TestArgvRewrittenInPlaceIsSeen(t *testing.T) {
 	is.Equal(n.FirstReadCommand, first)
 	is.Equal(n.CommandRewrittenMS, p.ArgvRewrittenMS)
 	is.Equal(cmds[len(cmds)-1], "retitled: worker")
+}
+
+// A listening socket handed (SCM_RIGHTS) to a process of the capture that
+// was already read, by a parent outside the capture (this test) that
+// listened before the capture began and then leaves it, is credited to
+// the process. Three processes live (sh and two sleeps besides it), so
+// the looks list rea's namespace's listeners and read a process's
+// descriptors only when they must. Before, the listener was explained as
+// another program's at the first look and never credited.
+func TestHandedListenerIsCredited(t *testing.T) {
+	is := is.New(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err)
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	path := filepath.Join(t.TempDir(), "s")
+	u, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	is.NoErr(err)
+	defer u.Close()
+	handed := make(chan error, 1)
+	go func() {
+		c, err := u.AcceptUnix()
+		if err != nil {
+			handed <- err
+			return
+		}
+		defer c.Close()
+		f, err := l.(*net.TCPListener).File()
+		if err != nil {
+			handed <- err
+			return
+		}
+		_, _, err = c.WriteMsgUnix([]byte{0}, syscall.UnixRights(int(f.Fd())), nil)
+		f.Close()
+		l.Close() // the parent leaves it to the child
+		handed <- err
+	}()
+	sc := ports.NewCaptureScenario("/bin/sh")
+	sc.Arguments = []string{"-c", "sleep 30 & a=$!; sleep 30 & b=$!; " + program(t, "recvfd") + " " + path + "; kill $a $b"}
+	sc.Events = []ports.CaptureEvent{{AtMS: 800, Type: ports.EventInput, Data: "\n"}, {AtMS: 1800, Type: ports.EventInput, Data: "\n"}}
+	sc.TimeoutMS = 10000
+	c, err := capture(t, engine(t), context.Background(), sc)
+	is.NoErr(err)
+	is.NoErr(<-handed)
+	is.True(strings.Contains(text(c), "received"))
+	is.True(strings.Contains(text(c), "bye"))
+	recv := 0
+	for _, p := range c.Processes {
+		if len(p.Argv) > 0 && strings.HasSuffix(p.Argv[0], "recvfd") {
+			recv = p.PID
+		}
+	}
+	is.True(recv != 0)
+	is.Equal(len(c.ListeningSockets), 1)
+	is.Equal(c.ListeningSockets[0].Port, port)
+	is.Equal(c.ListeningSockets[0].PID, recv)
+	is.True(c.ListeningSockets[0].FirstSeenMS >= 800) // not before it was handed
 }

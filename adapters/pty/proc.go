@@ -75,6 +75,9 @@ type sampler struct {
 	netns        func(pid int) (string, error)
 	netTable     func(pid int, proto string) ([]byte, error)
 	socketInodes func(pid int) ([]string, bool)
+	// fdSig sums up pid's open descriptors' numbers (see fdSignature): a
+	// process handed a descriptor (SCM_RIGHTS, pidfd_getfd) shows another.
+	fdSig func(pid int) (uint64, bool)
 	// sockstat reads the counters of pid's network namespace that a new
 	// socket, or a socket that starts to listen, changes (see
 	// sampleOtherNamespace).
@@ -102,6 +105,8 @@ type sampler struct {
 	listeners  map[string]bool // inodes of the sockets recorded as listening
 	foreign    map[string]bool // listening in rea's namespace, held by no process of the capture at the last full scan
 	scanned    map[procKey]bool
+	sigs       map[procKey]uint64 // each process's fdSig when its descriptors were last read
+	sigNext    int                // where the next look's descriptor sums start (see sumsToCheck)
 	unreadable map[int]string
 	looks      int
 	nsOf       map[procKey]nsSeen  // each live process's network namespace, read once per program image
@@ -131,7 +136,8 @@ const otherRescanLooks = 20
 func newSampler(launcher int, limit int64, look func() ([]supervisor.Owned, error)) *sampler {
 	s := &sampler{
 		launcher: launcher, limit: limit, look: look, argv: readArgv,
-		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes, sockstat: sockstatOf,
+		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes, fdSig: fdSignature, sockstat: sockstatOf,
+		sigs:  map[procKey]uint64{},
 		procs: map[procKey]*procRecord{}, sockets: map[string]*ports.ListeningSocket{},
 		unreadable: map[int]string{}, listeners: map[string]bool{},
 		foreign: map[string]bool{}, scanned: map[procKey]bool{},
@@ -259,7 +265,8 @@ func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 		// reads again every process it does not skip, and sampleOwnNamespace
 		// skips none but those it scanned itself.
 		clear(s.scanned)
-		s.scanSockets(live, atMS)
+		clear(s.sigs) // unread: a later look reads the descriptors again rather than compare
+		s.scanSockets(live, atMS, false)
 		return
 	}
 	var here, unknown []supervisor.Proc
@@ -289,7 +296,7 @@ func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 	}
 	s.others = others
 	if len(unknown) > 0 && s.ownListeners == nil {
-		s.scanSockets(unknown, atMS)
+		s.scanSockets(unknown, atMS, false)
 	}
 }
 
@@ -309,9 +316,10 @@ func (s *sampler) namespace(p supervisor.Proc) (string, error) {
 	return ns, err
 }
 
-// pruneNamespaces forgets the namespaces read of processes no longer live.
+// pruneNamespaces forgets the namespaces and descriptor sums read of
+// processes no longer live.
 func (s *sampler) pruneNamespaces(live []supervisor.Proc) {
-	if len(s.nsOf) <= len(live) {
+	if len(s.nsOf) <= len(live) && len(s.sigs) <= len(live) {
 		return // nothing to forget unless some are gone
 	}
 	keep := make(map[procKey]bool, len(live))
@@ -321,6 +329,11 @@ func (s *sampler) pruneNamespaces(live []supervisor.Proc) {
 	for k := range s.nsOf {
 		if !keep[k] {
 			delete(s.nsOf, k)
+		}
+	}
+	for k := range s.sigs {
+		if !keep[k] {
+			delete(s.sigs, k)
 		}
 	}
 }
@@ -336,12 +349,13 @@ func (s *sampler) pruneNamespaces(live []supervisor.Proc) {
 // namespace, or when otherRescanLooks passed since the last full scan,
 // every process is scanned (scanSockets: its descriptors, and the tables
 // when it holds a socket not yet recorded as a listener); otherwise only
-// the processes not scanned yet (new ones). So a socket that starts to
-// listen while another socket of the namespace stops being hashed (a
-// connection reset) in the same look is found up to otherRescanLooks
-// looks late; and as in rea's own namespace, a process already scanned
-// that is handed a socket that already listened is not credited with it
-// until the next full scan.
+// the processes not scanned yet (new ones) and those whose descriptors
+// changed since they were read (see handed; a socket that changes hands
+// changes no counter). So a socket that starts to listen while another
+// socket of the namespace stops being hashed (a connection reset) in the
+// same look is found up to otherRescanLooks looks late; a process already
+// scanned that is handed a socket that already listened is credited with
+// it as in rea's own namespace.
 func (s *sampler) sampleOtherNamespace(st *otherNS, procs []supervisor.Proc, atMS int64) *otherNS {
 	if st == nil {
 		st = &otherNS{}
@@ -351,13 +365,14 @@ func (s *sampler) sampleOtherNamespace(st *otherNS, procs []supervisor.Proc, atM
 	scan := procs
 	if !full {
 		scan = nil
+		check := s.sumsToCheck(procs)
 		for _, p := range procs {
-			if !st.scanned[procKey{p.PID, p.Start}] {
+			if k := (procKey{p.PID, p.Start}); !st.scanned[k] || check[k] && s.handed(k) {
 				scan = append(scan, p)
 			}
 		}
 	}
-	read := s.scanSockets(scan, atMS)
+	read := s.scanSockets(scan, atMS, true)
 	next := &otherNS{counters: counters, fullAt: st.fullAt, scanned: make(map[procKey]bool, len(procs))}
 	if err != nil {
 		next.counters = "" // unread: the next look scans every process again
@@ -385,12 +400,15 @@ func (s *sampler) sampleOtherNamespace(st *otherNS, procs []supervisor.Proc, atM
 // the processes not scanned at an earlier look (new ones, which may hold a
 // listener they inherited or were handed). So a listener a process of the
 // capture opens, or a socket it makes listen, at any time, is found at the
-// first look that lists it, as before. What is not observed, while more
-// than scanAllUpTo processes of the capture live: a process already
-// scanned that is later handed (SCM_RIGHTS, pidfd_getfd) a socket that
-// was already listening, and that the last full scan found held by no
-// process of the capture, is not credited with it. It reports false
-// when the diagnostics failed; they are not used again.
+// first look that lists it, as before. A process already scanned that is
+// later handed (SCM_RIGHTS, pidfd_getfd) a socket that was already
+// listening, and that the last full scan found held by no process of the
+// capture, is read again while such a listener is listed, when its
+// descriptors changed (handed; sumsPerLook processes a look, in turn): so
+// it is credited a look later for every sumsPerLook processes that live,
+// unless it moved the socket onto the number of a descriptor it closed
+// within the same look. It reports false when the diagnostics failed;
+// they are not used again.
 func (s *sampler) sampleOwnNamespace(here []supervisor.Proc, atMS int64) bool {
 	ls, err := s.ownListeners()
 	if err != nil {
@@ -405,14 +423,25 @@ func (s *sampler) sampleOwnNamespace(here []supervisor.Proc, atMS int64) bool {
 			unexplained = true
 		}
 	}
+	// A listener no process of the capture held at the last full scan
+	// (another program's) may since have been handed to one: a process
+	// whose descriptors changed is read again while there is one.
+	foreignNow := false
+	for _, l := range ls {
+		foreignNow = foreignNow || !s.listeners[l.inode]
+	}
+	var check map[procKey]bool
+	if foreignNow && !unexplained {
+		check = s.sumsToCheck(here)
+	}
 	scanned := make(map[procKey]bool, len(here))
 	for _, p := range here {
 		k := procKey{p.PID, p.Start}
-		if !unexplained && s.scanned[k] {
+		if !unexplained && s.scanned[k] && (!check[k] || !s.handed(k)) {
 			scanned[k] = true
 			continue
 		}
-		inodes, ok := s.socketInodes(p.PID)
+		inodes, ok := s.readSockets(p, true)
 		scanned[k] = ok // unreadable: read again at the next look
 		for _, in := range inodes {
 			if l, held := byInode[in]; held && !s.listeners[in] {
@@ -458,14 +487,14 @@ func (s *sampler) record(proto string, l listener, pid int, atMS int64) {
 // since a socket can listen later than it was made.
 //
 // It returns the processes whose descriptors it read.
-func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64) map[procKey]bool {
+func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64, sig bool) map[procKey]bool {
 	var order []string
 	read := make(map[procKey]bool, len(live))
 	held := map[string]map[string]int{} // namespace -> socket inode -> the first pid holding it
 	through := map[string]int{}         // namespace -> a pid of it to read its tables through
 	for _, p := range live {
 		ns := ""
-		inodes, ok := s.socketInodes(p.PID)
+		inodes, ok := s.readSockets(p, sig)
 		read[procKey{p.PID, p.Start}] = ok
 		for _, in := range inodes {
 			if s.listeners[in] {
@@ -503,6 +532,83 @@ func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64) map[procKey]bo
 		}
 	}
 	return read
+}
+
+// readSockets reads the inodes of the sockets p holds (socketInodes), and
+// first what its descriptors sum up to (fdSig), which handed compares
+// with at a later look: a descriptor handed to it after the sum changes
+// the next sum.
+func (s *sampler) readSockets(p supervisor.Proc, sig bool) ([]string, bool) {
+	k := procKey{p.PID, p.Start}
+	var sum uint64
+	sigOK := false
+	if sig {
+		sum, sigOK = s.fdSig(p.PID)
+	}
+	inodes, ok := s.socketInodes(p.PID)
+	if ok && sigOK {
+		s.sigs[k] = sum
+	} else {
+		delete(s.sigs, k)
+	}
+	return inodes, ok
+}
+
+// sumsPerLook bounds how many processes' descriptor sums a look lists
+// (see handed): a look at more checks sumsPerLook of them, the next look
+// the next ones, in turn.
+const sumsPerLook = 32
+
+// sumsToCheck returns the processes of procs whose descriptor sums this
+// look checks: all of them, or sumsPerLook from where the last look's
+// stopped.
+func (s *sampler) sumsToCheck(procs []supervisor.Proc) map[procKey]bool {
+	n := min(len(procs), sumsPerLook)
+	out := make(map[procKey]bool, n)
+	start := 0
+	if len(procs) > sumsPerLook {
+		start = s.sigNext % len(procs)
+		s.sigNext = start + n
+	}
+	for i := range n {
+		p := procs[(start+i)%len(procs)]
+		out[procKey{p.PID, p.Start}] = true
+	}
+	return out
+}
+
+// handed reports whether the descriptors of the process k, already read,
+// may have changed since: their sum differs from the one read with them
+// (or either is unknown). It lists the descriptors' numbers, without
+// reading where each leads (a readlink each, which a read of its sockets
+// costs).
+func (s *sampler) handed(k procKey) bool {
+	was, ok := s.sigs[k]
+	if !ok {
+		return true
+	}
+	now, ok := s.fdSig(k.pid)
+	return !ok || now != was
+}
+
+// fdSignature sums up pid's open descriptors (the first 4096): their
+// count and numbers. A process handed a descriptor has one more, or, if
+// it closed another since (the connection that brought it), another
+// number, unless it moved the new one onto the closed one's number
+// (dup2) within the same look.
+func fdSignature(pid int) (uint64, bool) {
+	h := uint64(14695981039346656037)
+	n := uint64(0)
+	err := supervisor.ListProcDir(pid, "fd", 4096, func(name []byte) {
+		n++
+		for _, c := range name {
+			h ^= uint64(c)
+			h *= 1099511628211
+		}
+		h ^= ' '
+		h *= 1099511628211
+	})
+	return h ^ n<<56, err == nil
 }
 
 // socketInodes returns the inodes of the sockets among pid's open files
