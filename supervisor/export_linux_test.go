@@ -8,3 +8,18 @@ func ParseStat(pid int, b []byte) (ppid, pgid, sid int, start uint64, state byte
 
 // StrangerRecheckLooks is how many looks a stranger's reading stands.
 const StrangerRecheckLooks = strangerRecheckLooks
+
+// SetMaxStrangerFDs bounds the pidfds a run's looks hold to n until the
+// returned function restores the bound.
+func SetMaxStrangerFDs(n int) (restore func()) {
+	old := maxStrangerFDs
+	maxStrangerFDs = n
+	return func() { maxStrangerFDs = old }
+}
+
+// WatchedStrangers is how many pidfds r's looks hold.
+func WatchedStrangers(r *Run) int {
+	r.lookMu.Lock()
+	defer r.lookMu.Unlock()
+	return len(r.exitFDs)
+}
