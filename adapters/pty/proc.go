@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"rea/ports"
 	"rea/supervisor"
@@ -75,9 +76,10 @@ type sampler struct {
 	netns        func(pid int) (string, error)
 	netTable     func(pid int, proto string) ([]byte, error)
 	socketInodes func(pid int) ([]string, bool)
-	// fdSig sums up pid's open descriptors' numbers (see fdSignature): a
-	// process handed a descriptor (SCM_RIGHTS, pidfd_getfd) shows another.
-	fdSig func(pid int) (uint64, bool)
+	// fdSig sums up pid's open descriptors: their count (fdCount), or,
+	// with list, their numbers (fdSignature). A process handed a
+	// descriptor (SCM_RIGHTS, pidfd_getfd) shows another sum (see handed).
+	fdSig func(pid int, list bool) (uint64, bool)
 	// sockstat reads the counters of pid's network namespace that a new
 	// socket, or a socket that starts to listen, changes (see
 	// sampleOtherNamespace).
@@ -105,8 +107,8 @@ type sampler struct {
 	listeners  map[string]bool // inodes of the sockets recorded as listening
 	foreign    map[string]bool // listening in rea's namespace, held by no process of the capture at the last full scan
 	scanned    map[procKey]bool
-	sigs       map[procKey]uint64 // each process's fdSig when its descriptors were last read
-	sigNext    int                // where the next look's descriptor sums start (see sumsToCheck)
+	sigs       map[procKey]fdSum // each process's fdSig when its descriptors were last read
+	sigNext    int               // where the next look's descriptor sums start (see sumsToCheck)
 	unreadable map[int]string
 	looks      int
 	nsOf       map[procKey]nsSeen  // each live process's network namespace, read once per program image
@@ -136,8 +138,8 @@ const otherRescanLooks = 20
 func newSampler(launcher int, limit int64, look func() ([]supervisor.Owned, error)) *sampler {
 	s := &sampler{
 		launcher: launcher, limit: limit, look: look, argv: readArgv,
-		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes, fdSig: fdSignature, sockstat: sockstatOf,
-		sigs:  map[procKey]uint64{},
+		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes, fdSig: fdSums, sockstat: sockstatOf,
+		sigs:  map[procKey]fdSum{},
 		procs: map[procKey]*procRecord{}, sockets: map[string]*ports.ListeningSocket{},
 		unreadable: map[int]string{}, listeners: map[string]bool{},
 		foreign: map[string]bool{}, scanned: map[procKey]bool{},
@@ -406,8 +408,8 @@ func (s *sampler) sampleOtherNamespace(st *otherNS, procs []supervisor.Proc, atM
 // capture, is read again while such a listener is listed, when its
 // descriptors changed (handed; sumsPerLook processes a look, in turn): so
 // it is credited a look later for every sumsPerLook processes that live,
-// unless it moved the socket onto the number of a descriptor it closed
-// within the same look. It reports false when the diagnostics failed;
+// unless within the same look it closed as many descriptors as it gained
+// or moved the socket onto the number of one it closed (see readSockets). It reports false when the diagnostics failed;
 // they are not used again.
 func (s *sampler) sampleOwnNamespace(here []supervisor.Proc, atMS int64) bool {
 	ls, err := s.ownListeners()
@@ -534,19 +536,36 @@ func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64, sig bool) map[
 	return read
 }
 
-// readSockets reads the inodes of the sockets p holds (socketInodes), and
-// first what its descriptors sum up to (fdSig), which handed compares
-// with at a later look: a descriptor handed to it after the sum changes
-// the next sum.
+// fdSum is what a process's descriptors summed up to when they were
+// read: their count and numbers, and which of the two a later look
+// compares (listed: the numbers).
+type fdSum struct {
+	count, numbers uint64
+	listed         bool
+}
+
+// readSockets reads the inodes of the sockets p holds (socketInodes), and,
+// with sig, first what its descriptors sum up to (fdSig), which handed
+// compares with at a later look: a descriptor handed to it after the sum
+// changes the next sum.
 func (s *sampler) readSockets(p supervisor.Proc, sig bool) ([]string, bool) {
 	k := procKey{p.PID, p.Start}
-	var sum uint64
-	sigOK := false
+	var sum fdSum
+	countOK, numbersOK := false, false
 	if sig {
-		sum, sigOK = s.fdSig(p.PID)
+		sum.count, countOK = s.fdSig(p.PID, false)
+		sum.numbers, numbersOK = s.fdSig(p.PID, true)
 	}
 	inodes, ok := s.socketInodes(p.PID)
-	if ok && sigOK {
+	if ok && countOK && numbersOK {
+		// A process can be handed a descriptor over a Unix socket it
+		// holds and then close that socket, its count unchanged: its
+		// numbers are compared. One that held no socket must open one
+		// (or call pidfd_getfd) to be handed a descriptor: its count
+		// grows unless it closed as many others within the same look.
+		// A count of 0 is a kernel older than 6.2, which does not
+		// count.
+		sum.listed = len(inodes) > 0 || sum.count == 0
 		s.sigs[k] = sum
 	} else {
 		delete(s.sigs, k)
@@ -579,16 +598,42 @@ func (s *sampler) sumsToCheck(procs []supervisor.Proc) map[procKey]bool {
 
 // handed reports whether the descriptors of the process k, already read,
 // may have changed since: their sum differs from the one read with them
-// (or either is unknown). It lists the descriptors' numbers, without
-// reading where each leads (a readlink each, which a read of its sockets
-// costs).
+// (or either is unknown). It stats /proc/PID/fd (its size is the count),
+// or, for a process that held a socket, lists the descriptors' numbers,
+// without reading where each leads (a readlink each, which a read of its
+// sockets costs).
 func (s *sampler) handed(k procKey) bool {
 	was, ok := s.sigs[k]
 	if !ok {
 		return true
 	}
-	now, ok := s.fdSig(k.pid)
-	return !ok || now != was
+	if was.listed {
+		now, ok := s.fdSig(k.pid, true)
+		return !ok || now != was.numbers
+	}
+	now, ok := s.fdSig(k.pid, false)
+	return !ok || now != was.count
+}
+
+// fdSums is fdSig: fdSignature with list, else fdCount.
+func fdSums(pid int, list bool) (uint64, bool) {
+	if list {
+		return fdSignature(pid)
+	}
+	return fdCount(pid)
+}
+
+// fdCount is how many descriptors pid has open: the size of its
+// /proc/PID/fd (Linux 6.2 on; 0 before).
+func fdCount(pid int) (uint64, bool) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Stat("/proc/"+strconv.Itoa(pid)+"/fd", &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		return uint64(max(st.Size, 0)), err == nil
+	}
 }
 
 // fdSignature sums up pid's open descriptors (the first 4096): their

@@ -3,6 +3,7 @@
 package pty
 
 import (
+	"fmt"
 	"net"
 	"sort"
 	"strconv"
@@ -250,7 +251,7 @@ func TestOwnNamespaceDescriptorsAreReadWhenAListenerIsUnexplained(t *testing.T) 
 	s.netns = func(int) (string, error) { return "net:[1]", nil }
 	s.ownNS, s.scanAllUpTo = "net:[1]", 0
 	s.ownListeners = func() ([]protoListener, error) { return looks[i].listening, nil }
-	s.fdSig = func(int) (uint64, bool) { return 1, true } // no process is handed a descriptor
+	s.fdSig = func(int, bool) (uint64, bool) { return 1, true } // no process is handed a descriptor
 	s.netTable = func(pid int, proto string) ([]byte, error) {
 		t.Errorf("look %d read the %s table through %d", i, proto, pid)
 		return nil, nil
@@ -343,8 +344,8 @@ func TestOtherNamespaceIsScannedWhenItsCountersChange(t *testing.T) {
 	nsReads := map[int]int{}
 	s.netns = func(pid int) (string, error) { nsReads[pid]++; return "net:[2]", nil }
 	s.sockstat = func(pid int) (string, error) { return counters(), nil }
-	s.fdSig = func(int) (uint64, bool) { return 1, true } // no process is handed a descriptor
-	tables := map[int]int{}                               // look -> tables read
+	s.fdSig = func(int, bool) (uint64, bool) { return 1, true } // no process is handed a descriptor
+	tables := map[int]int{}                                     // look -> tables read
 	s.netTable = func(pid int, proto string) ([]byte, error) {
 		tables[i]++
 		if proto == "tcp" && i >= 2 {
@@ -423,16 +424,23 @@ func TestArgvRewrittenInPlaceIsReadAgain(t *testing.T) {
 // A process already read that is handed a socket that already listened,
 // held by no process of the capture (another program's), is credited with
 // it at the next look, in rea's network namespace and in another: its
-// descriptors' sum changed, so they are read again. Before, in rea's
-// namespace it never was (the listener was explained as another
-// program's); in another, only at the rescan otherRescanLooks after the
-// last full scan (the namespace's counters do not change when a socket
-// changes hands).
+// descriptors' sum changed, so they are read again. One that held no
+// socket when it was read is compared by the count of its descriptors;
+// one that did, by their numbers (handed a socket over a Unix socket it
+// then closes, it has as many as before). Before, in rea's namespace it
+// never was (the listener was explained as another program's); in
+// another, only at the rescan otherRescanLooks after the last full scan
+// (the namespace's counters do not change when a socket changes hands).
 func TestHandedListenerIsCreditedAtTheNextLook(t *testing.T) {
 	const header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
 	const row = "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 999 1 0 100 0 0 10 0\n"
-	for _, ns := range []string{"net:[1]", "net:[2]"} {
-		t.Run(ns, func(t *testing.T) {
+	for _, tc := range []struct {
+		ns         string
+		heldSocket bool // b held a Unix socket when first read, and closes it when handed the listener
+	}{
+		{"net:[1]", false}, {"net:[2]", false}, {"net:[1]", true}, {"net:[2]", true},
+	} {
+		t.Run(fmt.Sprintf("%s held=%v", tc.ns, tc.heldSocket), func(t *testing.T) {
 			is := is.New(t)
 			const sh, a, b = 5000071, 5000072, 5000073
 			tab := map[int]supervisor.Proc{}
@@ -443,7 +451,7 @@ func TestHandedListenerIsCreditedAtTheNextLook(t *testing.T) {
 			i := 0
 			s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) { return owned(tab), nil })
 			s.argv = func(int) ([]string, bool) { return []string{"x"}, true }
-			s.netns = func(int) (string, error) { return ns, nil }
+			s.netns = func(int) (string, error) { return tc.ns, nil }
 			s.ownNS, s.scanAllUpTo = "net:[1]", 0
 			s.ownListeners = func() ([]protoListener, error) {
 				return []protoListener{{proto: "tcp", listener: listener{addr: net.IPv4(127, 0, 0, 1).To4(), port: 8080, inode: "999"}}}, nil
@@ -455,15 +463,24 @@ func TestHandedListenerIsCreditedAtTheNextLook(t *testing.T) {
 				}
 				return []byte(header), nil
 			}
-			s.fdSig = func(pid int) (uint64, bool) {
-				if pid == b && i >= handedAt {
-					return 2, true
+			s.fdSig = func(pid int, list bool) (uint64, bool) {
+				if pid != b || i < handedAt {
+					return 1, true
 				}
-				return 1, true
+				if list {
+					return 2, true // another number
+				}
+				if tc.heldSocket {
+					return 1, true // as many as before
+				}
+				return 2, true
 			}
 			s.socketInodes = func(pid int) ([]string, bool) {
-				if pid == b && i >= handedAt {
+				switch {
+				case pid == b && i >= handedAt:
 					return []string{"999"}, true
+				case pid == b && tc.heldSocket:
+					return []string{"500"}, true
 				}
 				return nil, true
 			}
