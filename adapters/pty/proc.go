@@ -409,8 +409,8 @@ func (s *sampler) sampleOtherNamespace(st *otherNS, procs []supervisor.Proc, atM
 // descriptors changed (handed; sumsPerLook processes a look, in turn): so
 // it is credited a look later for every sumsPerLook processes that live,
 // unless within the same look it closed as many descriptors as it gained
-// or moved the socket onto the number of one it closed (see readSockets). It reports false when the diagnostics failed;
-// they are not used again.
+// or moved the socket onto the number of one it closed (see readSockets).
+// It reports false when the diagnostics failed; they are not used again.
 func (s *sampler) sampleOwnNamespace(here []supervisor.Proc, atMS int64) bool {
 	ls, err := s.ownListeners()
 	if err != nil {
