@@ -345,14 +345,6 @@ func (r *Run) lookTable(ctx context.Context, since uint64, sessions map[int]bool
 // while its parent lives (see lookTable).
 const strangerRecheckLooks = 20
 
-// readStatForLook reads pid's stat for a look (through statHook in tests).
-func (r *Run) readStatForLook(pid int) (procInfo, error) {
-	if r.statHook != nil {
-		return r.statHook(pid)
-	}
-	return readStat(pid)
-}
-
 // environLimit bounds how much of an environment is read; the kernel caps a
 // process's environment far below it in practice.
 const environLimit = 4 << 20
