@@ -409,11 +409,24 @@ type CapturedProcess struct {
 	ProcessGroupID int
 	SessionID      int
 	Comm           string
-	Argv           []string // nil when unreadable
+	Argv           []string // nil when unreadable; the last argv read
 	ArgvReadable   bool
-	FirstSeenMS    int64
-	LastSeenMS     int64
-	ByRunID        bool // found through REA_PROCESS_RUN_ID, not descent (a daemon that left)
+	// FirstReadArgv is the argv the first read since the process's last
+	// exec found, set when a later read of the same program image found
+	// another (a process that rewrote its argv in place, as setproctitle
+	// does: nginx, postgres, node's process.title); nil otherwise. It is
+	// the argv the process was launched with only if the process did not
+	// rewrite it before the first look; it is never set for a process
+	// whose image the kernel hides (an exec cannot be told from a
+	// rewrite there).
+	FirstReadArgv []string
+	// ArgvRewrittenMS is when a look first read the current Argv, when
+	// FirstReadArgv is set: the rewrite happened after the read before
+	// it, which may be up to a second earlier.
+	ArgvRewrittenMS int64
+	FirstSeenMS     int64
+	LastSeenMS      int64
+	ByRunID         bool // found through REA_PROCESS_RUN_ID, not descent (a daemon that left)
 }
 
 // NormalizedProcess is a CapturedProcess with pids renumbered 1.. in first
@@ -424,6 +437,10 @@ type NormalizedProcess struct {
 	ID, ParentID, GroupID, SessionID int
 	Command                          string
 	FirstSeenMS                      int64
+	// FirstReadCommand is the normalized FirstReadArgv, "" when it is nil;
+	// CommandRewrittenMS is ArgvRewrittenMS.
+	FirstReadCommand   string
+	CommandRewrittenMS int64
 }
 
 // ListeningSocket is a listening TCP socket held by an owned process.

@@ -48,6 +48,9 @@ func (r *Run) Cleanup(ctx context.Context) error {
 			f.Close()
 		}
 	}
+	r.lookMu.Lock()
+	r.closeExitFDs() // the looks' pidfds; a look after Cleanup opens none
+	r.lookMu.Unlock()
 
 	var keptSockets []string
 	for _, s := range sockets {

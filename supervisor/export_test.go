@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"context"
 	"sync"
 	"syscall"
 )
@@ -72,20 +71,4 @@ func CountStatReads(r *Run) func(pid int) int {
 		defer mu.Unlock()
 		return n[pid]
 	}
-}
-
-// LookParents takes a look's reading of the table, as Look does before its
-// census, and returns each live process's parent pid in it.
-func LookParents(r *Run) (map[int]int, error) {
-	r.mu.Lock()
-	start := r.startTick
-	r.mu.Unlock()
-	r.lookMu.Lock()
-	defer r.lookMu.Unlock()
-	tab, _, err := r.lookTable(context.Background(), start, r.sessions)
-	out := make(map[int]int, len(tab))
-	for pid, p := range tab {
-		out[pid] = p.ppid
-	}
-	return out, err
 }

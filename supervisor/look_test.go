@@ -276,3 +276,77 @@ func TestDeadStrangerIsSeenDeadBeforeItIsReaped(t *testing.T) {
 	is.NoErr(r.Cleanup(context.Background()))
 	checkGone(t, r, nil)
 }
+
+// A stranger whose parent lives is watched through a pidfd, not read
+// again every strangerRecheckLooks looks: read at the first look (and
+// once more, after its pidfd is opened, to check the pidfd names it),
+// then not again while it lives; and when it dies, not reaped (a zombie),
+// it is seen dead at the very next look. Before, it was read once a
+// second (strangerRecheckLooks looks) and seen dead up to that late.
+func TestStrangerExitIsWatchedNotReread(t *testing.T) {
+	is := is.New(t)
+	r, _ := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "1"))
+	reads := supervisor.CountStatReads(r)
+	stranger := exec.Command("sleep", "30")
+	stranger.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // not the launcher's session, which is read
+	is.NoErr(stranger.Start())
+	pid := stranger.Process.Pid
+	reaped := false
+	t.Cleanup(func() {
+		if !reaped {
+			stranger.Process.Kill()
+			stranger.Wait()
+		}
+	})
+	const looks = 4*supervisor.StrangerRecheckLooks + 1
+	for range looks {
+		_, err := r.Look(context.Background())
+		is.NoErr(err)
+	}
+	// 2, or a few more if the kernel dropped its /proc directory from its
+	// cache (a new inode: read again); the recheck read it 5 times.
+	t.Logf("the stranger was read %d times in %d looks", reads(pid), looks)
+	is.True(reads(pid) <= 3)
+	is.True(supervisor.WatchedStrangers(r) >= 1)
+
+	is.NoErr(stranger.Process.Kill()) // the test's own child; not reaped yet
+	for {
+		p, err := supervisor.ReadProc(pid)
+		is.NoErr(err) // a zombie until the test reaps it
+		if p.Dead() {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	parents, err := supervisor.LookParents(r)
+	is.NoErr(err)
+	_, live := parents[pid]
+	is.True(!live) // at the next look
+	stranger.Wait()
+	reaped = true
+	is.NoErr(r.Cleanup(context.Background()))
+	is.Equal(supervisor.WatchedStrangers(r), 0) // every pidfd closed
+	checkGone(t, r, nil)
+}
+
+// Past maxStrangerFDs a stranger is not watched: it is read again every
+// strangerRecheckLooks looks, as before.
+func TestStrangerPastTheBoundIsRechecked(t *testing.T) {
+	is := is.New(t)
+	defer supervisor.SetMaxStrangerFDs(0)()
+	r, _ := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "1"))
+	reads := supervisor.CountStatReads(r)
+	stranger := exec.Command("sleep", "30")
+	stranger.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	is.NoErr(stranger.Start())
+	t.Cleanup(func() { stranger.Process.Kill(); stranger.Wait() })
+	const looks = 4*supervisor.StrangerRecheckLooks + 1
+	for range looks {
+		_, err := r.Look(context.Background())
+		is.NoErr(err)
+	}
+	is.True(reads(stranger.Process.Pid) >= 5) // the first look and every recheck
+	is.Equal(supervisor.WatchedStrangers(r), 0)
+	is.NoErr(r.Cleanup(context.Background()))
+	checkGone(t, r, nil)
+}

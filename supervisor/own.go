@@ -304,3 +304,11 @@ func (c census) groupClean(g int) bool {
 	}
 	return len(c.members[g]) > 0
 }
+
+// readStatForLook reads pid's stat for a look (through statHook in tests).
+func (r *Run) readStatForLook(pid int) (procInfo, error) {
+	if r.statHook != nil {
+		return r.statHook(pid)
+	}
+	return readStat(pid)
+}

@@ -261,9 +261,13 @@ func readDirents(path string, limit int, each func(name []byte, ino uint64)) err
 //
 // Nor does a stranger's parent tell when the stranger dies: it stays in
 // /proc, a zombie, until its parent reaps it, and a parent may never. So a
-// stranger is read again strangerRecheckLooks looks after its last
-// reading, whatever its parent: one that died is then seen dead, at most
-// that many looks (a second of a capture's) late, not live until reaped.
+// stranger's exit is watched through a pidfd (watchStrangers, up to
+// maxStrangerFDs of them; one poll of them all a look, liveStrangers): one
+// that exited is read again at the next look, and seen dead. A stranger
+// no pidfd watches (past the bound, or without pidfds) is read again
+// strangerRecheckLooks looks after its last reading, whatever its parent:
+// one that died is then seen dead, at most that many looks (a second of a
+// capture's) late, not live until reaped.
 //
 // The stop and Lineage read the whole table (readTable), as before.
 func (r *Run) lookTable(ctx context.Context, since uint64, sessions map[int]bool) (tab map[int]procInfo, stale map[int]bool, err error) {
@@ -312,6 +316,7 @@ func (r *Run) lookTable(ctx context.Context, since uint64, sessions map[int]bool
 		keep(e, s)
 	}
 	stale = map[int]bool{}
+	watched := r.liveStrangers(strangers)
 	for _, e := range strangers {
 		if _, done := next[e.pid]; done || fresh[e.pid] {
 			continue // read above, as a stranger's parent
@@ -319,7 +324,7 @@ func (r *Run) lookTable(ctx context.Context, since uint64, sessions map[int]bool
 		s := r.seen[e.pid]
 		parent, ok := next[s.p.ppid]
 		if ok && fresh[s.p.ppid] && parent.p.start == s.parentStart && !parent.p.dead() && !parent.p.exiting &&
-			r.looks-s.readAt < strangerRecheckLooks {
+			(watched[e.pid] || r.looks-s.readAt < strangerRecheckLooks) {
 			keep(e, s)
 			if !s.p.dead() {
 				stale[e.pid] = true
@@ -339,14 +344,6 @@ func (r *Run) lookTable(ctx context.Context, since uint64, sessions map[int]bool
 // strangerRecheckLooks is how many looks a stranger's reading stands
 // while its parent lives (see lookTable).
 const strangerRecheckLooks = 20
-
-// readStatForLook reads pid's stat for a look (through statHook in tests).
-func (r *Run) readStatForLook(pid int) (procInfo, error) {
-	if r.statHook != nil {
-		return r.statHook(pid)
-	}
-	return readStat(pid)
-}
 
 // environLimit bounds how much of an environment is read; the kernel caps a
 // process's environment far below it in practice.

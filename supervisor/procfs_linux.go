@@ -123,6 +123,7 @@ func (r *Run) Look(ctx context.Context) ([]Owned, error) {
 			r.seen[k] = s
 		}
 	}
+	r.watchStrangers()
 	return out, nil
 }
 

@@ -98,6 +98,7 @@ type Run struct {
 	looks     int                                                    // lookTable's readings so far
 	sessions  map[int]bool                                           // the sessions of processes Look proved ours
 	statHook  func(pid int) (procInfo, error)                        // nil: readStat (tests count Look's reads)
+	exitFDs   map[procKey]int                                        // a pidfd per watched stranger (see watchStrangers); guarded by lookMu
 	signals   []ports.SignalAttempt
 	roots     []ownedRoot
 	sockets   []string

@@ -1094,11 +1094,16 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 	for i, p := range out.Processes {
 		out.Processes[i].FirstSeenMS = bucketMS(p.FirstSeenMS, b)
 		out.Processes[i].LastSeenMS = bucketMS(p.LastSeenMS, b)
-		cmd := commandOf(p)
-		out.NormalizedProcesses = append(out.NormalizedProcesses, ports.NormalizedProcess{
+		np := ports.NormalizedProcess{
 			ID: id(p.PID), ParentID: id(p.ParentPID), GroupID: id(p.ProcessGroupID), SessionID: id(p.SessionID),
-			Command: strings.TrimSpace(cn.Normalize(cmd)), FirstSeenMS: bucketMS(p.FirstSeenMS, b),
-		})
+			Command: strings.TrimSpace(cn.Normalize(commandOf(p))), FirstSeenMS: bucketMS(p.FirstSeenMS, b),
+		}
+		if p.FirstReadArgv != nil {
+			out.Processes[i].ArgvRewrittenMS = bucketMS(p.ArgvRewrittenMS, b)
+			np.FirstReadCommand = strings.TrimSpace(cn.Normalize(strings.Join(p.FirstReadArgv, " ")))
+			np.CommandRewrittenMS = out.Processes[i].ArgvRewrittenMS
+		}
+		out.NormalizedProcesses = append(out.NormalizedProcesses, np)
 	}
 	out.ListeningSockets = c.samp.listening()
 	for i := range out.ListeningSockets {
@@ -1168,14 +1173,14 @@ func normalizationRecord(sc ports.CaptureScenario) ports.NormalizationRecord {
 }
 
 func (c *capture) coverage(out *ports.ProcessCapture) []ports.CoverageNote {
-	sampled := "the process tree was sampled from /proc every 50 ms; a process that lived between two samples is missing"
+	sampled := "the process tree was sampled from /proc every 50 ms; a process that lived between two samples is missing, and an argv rewritten in place (setproctitle) is seen up to a second late"
 	if out.Executable.SelectedSHA256 != "" {
 		sampled += ", and the executable was digested before the launch"
 	}
 	notes := []ports.CoverageNote{
 		{Scope: ports.ScopeProcess, Reason: sampled},
 		{Scope: ports.ScopeEnvironment, Reason: "the inherited host environment is not recorded"},
-		{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed; only listening TCP sockets held by the capture's processes are, and not a socket handed to a process of the capture (descriptor passing) while it already listened, held by none of them, when more than two of them lived; in a network namespace other than rea's, a socket that starts to listen in the same 50 ms as another socket there stops being hashed (a connection reset) is found up to a second late, and a process that changes namespace without an exec is looked for in its first"},
+		{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed; only listening TCP sockets held by the capture's processes are, and a socket handed to a process of the capture (descriptor passing) while it already listened, held by none of them, is found a look late for every 32 of them that live, and not when within the same 50 ms the process closed as many descriptors as it gained, or moved the socket onto the number of one it closed; in a network namespace other than rea's, a socket that starts to listen in the same 50 ms as another socket there stops being hashed (a connection reset) is found up to a second late, and a process that changes namespace without an exec is looked for in its first"},
 		{Scope: ports.ScopeTerminal, Reason: "the emulated terminal does not answer terminal queries (device attributes, cursor position reports)"},
 	}
 	if len(out.ObservationRoots) == 0 {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1042,4 +1043,98 @@ func TestOutputReadBeforeAnEventIsJournaledFirst(t *testing.T) {
 		is.True(prompt >= 0 && input >= 0)
 		is.True(prompt < input) // the prompt, then the answer
 	}
+}
+
+// A program that rewrites its argv in place (setproctitle), with no exec
+// and no rename, is shown with its new argv; the argv first read is kept,
+// labelled as the first read, with when a look first read the new one.
+// Before, the capture kept the first read for the process's life. Looks
+// reread the argv at every look here, so that the test does not wait on
+// the recheck interval.
+func TestArgvRewrittenInPlaceIsSeen(t *testing.T) {
+	is := is.New(t)
+	defer pty.SetArgvRecheckLooks(1)()
+	sc := ports.NewCaptureScenario(program(t, "retitle"))
+	sc.Arguments = []string{"--first", "launch"}
+	sc.Events = []ports.CaptureEvent{{AtMS: 500, Type: ports.EventInput, Data: "\n"}, {AtMS: 1500, Type: ports.EventInput, Data: "\n"}}
+	sc.TimeoutMS = 10000
+	c, err := capture(t, engine(t), context.Background(), sc)
+	is.NoErr(err)
+	is.True(strings.Contains(text(c), "bye"))
+	first := "<executable> --first launch"
+	var cmds []string
+	for _, s := range c.ProcessSamples {
+		cmds = append(cmds, s.NormalizedCommand)
+	}
+	if !slices.Contains(cmds, first) {
+		// Its start was slow enough that both lines were typed before a
+		// look read its argv after the exec: nothing to tell apart.
+		t.Skipf("no look read the argv before the rewrite: %q", cmds)
+	}
+	is.Equal(len(c.Processes), 1)
+	p, n := c.Processes[0], c.NormalizedProcesses[0]
+	is.Equal(p.Argv, []string{"retitled: worker"})
+	is.Equal(p.FirstReadArgv, []string{sc.Executable, "--first", "launch"})
+	is.True(p.ArgvRewrittenMS >= 500) // not before it was rewritten
+	is.Equal(n.Command, "retitled: worker")
+	is.Equal(n.FirstReadCommand, first)
+	is.Equal(n.CommandRewrittenMS, p.ArgvRewrittenMS)
+	is.Equal(cmds[len(cmds)-1], "retitled: worker")
+}
+
+// A listening socket handed (SCM_RIGHTS) to a process of the capture that
+// was already read, by a parent outside the capture (this test) that
+// listened before the capture began and then leaves it, is credited to
+// the process. Three processes live (sh and two sleeps besides it), so
+// the looks list rea's namespace's listeners and read a process's
+// descriptors only when they must. Before, the listener was explained as
+// another program's at the first look and never credited.
+func TestHandedListenerIsCredited(t *testing.T) {
+	is := is.New(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err)
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	path := filepath.Join(t.TempDir(), "s")
+	u, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	is.NoErr(err)
+	defer u.Close()
+	handed := make(chan error, 1)
+	go func() {
+		c, err := u.AcceptUnix()
+		if err != nil {
+			handed <- err
+			return
+		}
+		defer c.Close()
+		f, err := l.(*net.TCPListener).File()
+		if err != nil {
+			handed <- err
+			return
+		}
+		_, _, err = c.WriteMsgUnix([]byte{0}, syscall.UnixRights(int(f.Fd())), nil)
+		f.Close()
+		l.Close() // the parent leaves it to the child
+		handed <- err
+	}()
+	sc := ports.NewCaptureScenario("/bin/sh")
+	sc.Arguments = []string{"-c", "sleep 30 & a=$!; sleep 30 & b=$!; " + program(t, "recvfd") + " " + path + "; kill $a $b"}
+	sc.Events = []ports.CaptureEvent{{AtMS: 800, Type: ports.EventInput, Data: "\n"}, {AtMS: 1800, Type: ports.EventInput, Data: "\n"}}
+	sc.TimeoutMS = 10000
+	c, err := capture(t, engine(t), context.Background(), sc)
+	is.NoErr(err)
+	is.NoErr(<-handed)
+	is.True(strings.Contains(text(c), "received"))
+	is.True(strings.Contains(text(c), "bye"))
+	recv := 0
+	for _, p := range c.Processes {
+		if len(p.Argv) > 0 && strings.HasSuffix(p.Argv[0], "recvfd") {
+			recv = p.PID
+		}
+	}
+	is.True(recv != 0)
+	is.Equal(len(c.ListeningSockets), 1)
+	is.Equal(c.ListeningSockets[0].Port, port)
+	is.Equal(c.ListeningSockets[0].PID, recv)
+	is.True(c.ListeningSockets[0].FirstSeenMS >= 800) // not before it was handed
 }

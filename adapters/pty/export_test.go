@@ -11,3 +11,11 @@ func SetLoopStartDelay(d time.Duration) (restore func()) {
 	loopStartDelay = d
 	return func() { loopStartDelay = old }
 }
+
+// SetArgvRecheckLooks makes a process's argv read stand n looks, not
+// argvRecheckLooks, until the returned function restores it.
+func SetArgvRecheckLooks(n int) (restore func()) {
+	old := argvRecheckLooks
+	argvRecheckLooks = n
+	return func() { argvRecheckLooks = old }
+}

@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"rea/ports"
 	"rea/supervisor"
@@ -43,9 +45,18 @@ type procRecord struct {
 	ports.CapturedProcess
 	key       procKey
 	lastSig   string
-	argvImage uint64 // the Proc.Image the argv was read at; 0: read it at every look
-	argvComm  string // the command name it was read at
+	argvImage uint64   // the Proc.Image the argv was read at; 0: read it at every look
+	argvComm  string   // the command name it was read at
+	argvLook  int      // the look (sampler.looks) it was read at
+	imageArgv []string // the first argv read since the last exec
 }
+
+// argvRecheckLooks is how many looks (of 50 ms) an argv read stands for a
+// process that neither exec'd nor renamed itself since: a process can
+// rewrite its argv in place (setproctitle), which nothing the stat shows
+// tells, and reading every live process's argv at every look was an
+// eighth of a capture's CPU (see sample).
+var argvRecheckLooks = 20
 
 // sampler keeps the process tree as it grew. Which processes are the
 // capture's is the supervisor's census (Run.Look): the launcher, a child
@@ -65,6 +76,10 @@ type sampler struct {
 	netns        func(pid int) (string, error)
 	netTable     func(pid int, proto string) ([]byte, error)
 	socketInodes func(pid int) ([]string, bool)
+	// fdSig sums up pid's open descriptors: their count (fdCount), or,
+	// with list, their numbers (fdSignature). A process handed a
+	// descriptor (SCM_RIGHTS, pidfd_getfd) shows another sum (see handed).
+	fdSig func(pid int, list bool) (uint64, bool)
 	// sockstat reads the counters of pid's network namespace that a new
 	// socket, or a socket that starts to listen, changes (see
 	// sampleOtherNamespace).
@@ -92,6 +107,8 @@ type sampler struct {
 	listeners  map[string]bool // inodes of the sockets recorded as listening
 	foreign    map[string]bool // listening in rea's namespace, held by no process of the capture at the last full scan
 	scanned    map[procKey]bool
+	sigs       map[procKey]fdSum // each process's fdSig when its descriptors were last read
+	sigNext    int               // where the next look's descriptor sums start (see sumsToCheck)
 	unreadable map[int]string
 	looks      int
 	nsOf       map[procKey]nsSeen  // each live process's network namespace, read once per program image
@@ -121,7 +138,8 @@ const otherRescanLooks = 20
 func newSampler(launcher int, limit int64, look func() ([]supervisor.Owned, error)) *sampler {
 	s := &sampler{
 		launcher: launcher, limit: limit, look: look, argv: readArgv,
-		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes, sockstat: sockstatOf,
+		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes, fdSig: fdSums, sockstat: sockstatOf,
+		sigs:  map[procKey]fdSum{},
 		procs: map[procKey]*procRecord{}, sockets: map[string]*ports.ListeningSocket{},
 		unreadable: map[int]string{}, listeners: map[string]bool{},
 		foreign: map[string]bool{}, scanned: map[procKey]bool{},
@@ -186,15 +204,19 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 		// not exec'd (a shell's subshell, a server's worker, which may
 		// rewrite its argv as its title). The stat was read before the
 		// argv, so an exec between the two makes the next look read it
-		// again. A process that rewrites its argv after the first read,
-		// without exec or rename, in an image of its own, keeps the first
-		// read. A read that fails (the process is exiting) keeps what an
-		// earlier one read, and is tried again at the next look.
+		// again. And it is read again argvRecheckLooks looks after the
+		// last read, whatever the stat says: a process that rewrites its
+		// argv in place (setproctitle: nginx, postgres), without exec or
+		// rename, in an image of its own, is then seen with its new argv
+		// up to a second late (before, never: its first read stood). A
+		// read that fails (the process is exiting) keeps what an earlier
+		// one read, and is tried again at the next look.
 		rec.Comm = p.Comm
 		forked := p.Image != 0 && image[p.PPID] == p.Image
-		if !rec.ArgvReadable || p.Image == 0 || p.Image != rec.argvImage || p.Comm != rec.argvComm || forked {
+		stale := s.looks-rec.argvLook >= argvRecheckLooks
+		if !rec.ArgvReadable || p.Image == 0 || p.Image != rec.argvImage || p.Comm != rec.argvComm || forked || stale {
 			if argv, readable := s.argv(p.PID); readable {
-				rec.Argv, rec.ArgvReadable, rec.argvImage, rec.argvComm = argv, true, p.Image, p.Comm
+				rec.setArgv(argv, p, s.looks, atMS)
 			}
 		}
 		cmd := commandOf(rec.CapturedProcess)
@@ -215,6 +237,23 @@ func (s *sampler) sample(atMS int64) []supervisor.Proc {
 	return live
 }
 
+// setArgv records argv, read at look (at atMS) while the process ran p's
+// image with p's command name. A read under an image other than the last
+// read's (an exec), or under an unknown one, starts the image's argv
+// afresh; a read that differs from the image's first read says the
+// process rewrote its argv in place, and when.
+func (rec *procRecord) setArgv(argv []string, p supervisor.Proc, look int, atMS int64) {
+	switch {
+	case !rec.ArgvReadable || p.Image == 0 || p.Image != rec.argvImage:
+		rec.imageArgv, rec.FirstReadArgv, rec.ArgvRewrittenMS = argv, nil, 0
+	case slices.Equal(argv, rec.imageArgv):
+		rec.FirstReadArgv, rec.ArgvRewrittenMS = nil, 0 // rewritten back
+	case !slices.Equal(argv, rec.Argv):
+		rec.FirstReadArgv, rec.ArgvRewrittenMS = rec.imageArgv, atMS
+	}
+	rec.Argv, rec.ArgvReadable, rec.argvImage, rec.argvComm, rec.argvLook = argv, true, p.Image, p.Comm, look
+}
+
 // sampleSockets records the listening TCP sockets the live processes hold:
 // those of rea's own network namespace by sampleOwnNamespace, those of
 // another (and of every one when the kernel's socket diagnostics are
@@ -228,7 +267,8 @@ func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 		// reads again every process it does not skip, and sampleOwnNamespace
 		// skips none but those it scanned itself.
 		clear(s.scanned)
-		s.scanSockets(live, atMS)
+		clear(s.sigs) // unread: a later look reads the descriptors again rather than compare
+		s.scanSockets(live, atMS, false)
 		return
 	}
 	var here, unknown []supervisor.Proc
@@ -258,7 +298,7 @@ func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 	}
 	s.others = others
 	if len(unknown) > 0 && s.ownListeners == nil {
-		s.scanSockets(unknown, atMS)
+		s.scanSockets(unknown, atMS, false)
 	}
 }
 
@@ -278,9 +318,10 @@ func (s *sampler) namespace(p supervisor.Proc) (string, error) {
 	return ns, err
 }
 
-// pruneNamespaces forgets the namespaces read of processes no longer live.
+// pruneNamespaces forgets the namespaces and descriptor sums read of
+// processes no longer live.
 func (s *sampler) pruneNamespaces(live []supervisor.Proc) {
-	if len(s.nsOf) <= len(live) {
+	if len(s.nsOf) <= len(live) && len(s.sigs) <= len(live) {
 		return // nothing to forget unless some are gone
 	}
 	keep := make(map[procKey]bool, len(live))
@@ -290,6 +331,11 @@ func (s *sampler) pruneNamespaces(live []supervisor.Proc) {
 	for k := range s.nsOf {
 		if !keep[k] {
 			delete(s.nsOf, k)
+		}
+	}
+	for k := range s.sigs {
+		if !keep[k] {
+			delete(s.sigs, k)
 		}
 	}
 }
@@ -305,12 +351,13 @@ func (s *sampler) pruneNamespaces(live []supervisor.Proc) {
 // namespace, or when otherRescanLooks passed since the last full scan,
 // every process is scanned (scanSockets: its descriptors, and the tables
 // when it holds a socket not yet recorded as a listener); otherwise only
-// the processes not scanned yet (new ones). So a socket that starts to
-// listen while another socket of the namespace stops being hashed (a
-// connection reset) in the same look is found up to otherRescanLooks
-// looks late; and as in rea's own namespace, a process already scanned
-// that is handed a socket that already listened is not credited with it
-// until the next full scan.
+// the processes not scanned yet (new ones) and those whose descriptors
+// changed since they were read (see handed; a socket that changes hands
+// changes no counter). So a socket that starts to listen while another
+// socket of the namespace stops being hashed (a connection reset) in the
+// same look is found up to otherRescanLooks looks late; a process already
+// scanned that is handed a socket that already listened is credited with
+// it as in rea's own namespace.
 func (s *sampler) sampleOtherNamespace(st *otherNS, procs []supervisor.Proc, atMS int64) *otherNS {
 	if st == nil {
 		st = &otherNS{}
@@ -320,13 +367,14 @@ func (s *sampler) sampleOtherNamespace(st *otherNS, procs []supervisor.Proc, atM
 	scan := procs
 	if !full {
 		scan = nil
+		check := s.sumsToCheck(procs)
 		for _, p := range procs {
-			if !st.scanned[procKey{p.PID, p.Start}] {
+			if k := (procKey{p.PID, p.Start}); !st.scanned[k] || check[k] && s.handed(k) {
 				scan = append(scan, p)
 			}
 		}
 	}
-	read := s.scanSockets(scan, atMS)
+	read := s.scanSockets(scan, atMS, true)
 	next := &otherNS{counters: counters, fullAt: st.fullAt, scanned: make(map[procKey]bool, len(procs))}
 	if err != nil {
 		next.counters = "" // unread: the next look scans every process again
@@ -354,12 +402,15 @@ func (s *sampler) sampleOtherNamespace(st *otherNS, procs []supervisor.Proc, atM
 // the processes not scanned at an earlier look (new ones, which may hold a
 // listener they inherited or were handed). So a listener a process of the
 // capture opens, or a socket it makes listen, at any time, is found at the
-// first look that lists it, as before. What is not observed, while more
-// than scanAllUpTo processes of the capture live: a process already
-// scanned that is later handed (SCM_RIGHTS, pidfd_getfd) a socket that
-// was already listening, and that the last full scan found held by no
-// process of the capture, is not credited with it. It reports false
-// when the diagnostics failed; they are not used again.
+// first look that lists it, as before. A process already scanned that is
+// later handed (SCM_RIGHTS, pidfd_getfd) a socket that was already
+// listening, and that the last full scan found held by no process of the
+// capture, is read again while such a listener is listed, when its
+// descriptors changed (handed; sumsPerLook processes a look, in turn): so
+// it is credited a look later for every sumsPerLook processes that live,
+// unless within the same look it closed as many descriptors as it gained
+// or moved the socket onto the number of one it closed (see readSockets).
+// It reports false when the diagnostics failed; they are not used again.
 func (s *sampler) sampleOwnNamespace(here []supervisor.Proc, atMS int64) bool {
 	ls, err := s.ownListeners()
 	if err != nil {
@@ -374,14 +425,25 @@ func (s *sampler) sampleOwnNamespace(here []supervisor.Proc, atMS int64) bool {
 			unexplained = true
 		}
 	}
+	// A listener no process of the capture held at the last full scan
+	// (another program's) may since have been handed to one: a process
+	// whose descriptors changed is read again while there is one.
+	foreignNow := false
+	for _, l := range ls {
+		foreignNow = foreignNow || !s.listeners[l.inode]
+	}
+	var check map[procKey]bool
+	if foreignNow && !unexplained {
+		check = s.sumsToCheck(here)
+	}
 	scanned := make(map[procKey]bool, len(here))
 	for _, p := range here {
 		k := procKey{p.PID, p.Start}
-		if !unexplained && s.scanned[k] {
+		if !unexplained && s.scanned[k] && (!check[k] || !s.handed(k)) {
 			scanned[k] = true
 			continue
 		}
-		inodes, ok := s.socketInodes(p.PID)
+		inodes, ok := s.readSockets(p, true)
 		scanned[k] = ok // unreadable: read again at the next look
 		for _, in := range inodes {
 			if l, held := byInode[in]; held && !s.listeners[in] {
@@ -427,14 +489,14 @@ func (s *sampler) record(proto string, l listener, pid int, atMS int64) {
 // since a socket can listen later than it was made.
 //
 // It returns the processes whose descriptors it read.
-func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64) map[procKey]bool {
+func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64, sig bool) map[procKey]bool {
 	var order []string
 	read := make(map[procKey]bool, len(live))
 	held := map[string]map[string]int{} // namespace -> socket inode -> the first pid holding it
 	through := map[string]int{}         // namespace -> a pid of it to read its tables through
 	for _, p := range live {
 		ns := ""
-		inodes, ok := s.socketInodes(p.PID)
+		inodes, ok := s.readSockets(p, sig)
 		read[procKey{p.PID, p.Start}] = ok
 		for _, in := range inodes {
 			if s.listeners[in] {
@@ -472,6 +534,126 @@ func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64) map[procKey]bo
 		}
 	}
 	return read
+}
+
+// fdSum is what a process's descriptors summed up to when they were
+// read: their count and numbers, and which of the two a later look
+// compares (listed: the numbers).
+type fdSum struct {
+	count, numbers uint64
+	listed         bool
+}
+
+// readSockets reads the inodes of the sockets p holds (socketInodes), and,
+// with sig, first what its descriptors sum up to (fdSig), which handed
+// compares with at a later look: a descriptor handed to it after the sum
+// changes the next sum.
+func (s *sampler) readSockets(p supervisor.Proc, sig bool) ([]string, bool) {
+	k := procKey{p.PID, p.Start}
+	var sum fdSum
+	countOK, numbersOK := false, false
+	if sig {
+		sum.count, countOK = s.fdSig(p.PID, false)
+		sum.numbers, numbersOK = s.fdSig(p.PID, true)
+	}
+	inodes, ok := s.socketInodes(p.PID)
+	if ok && countOK && numbersOK {
+		// A process can be handed a descriptor over a Unix socket it
+		// holds and then close that socket, its count unchanged: its
+		// numbers are compared. One that held no socket must open one
+		// (or call pidfd_getfd) to be handed a descriptor: its count
+		// grows unless it closed as many others within the same look.
+		// A count of 0 is a kernel older than 6.2, which does not
+		// count.
+		sum.listed = len(inodes) > 0 || sum.count == 0
+		s.sigs[k] = sum
+	} else {
+		delete(s.sigs, k)
+	}
+	return inodes, ok
+}
+
+// sumsPerLook bounds how many processes' descriptor sums a look lists
+// (see handed): a look at more checks sumsPerLook of them, the next look
+// the next ones, in turn.
+const sumsPerLook = 32
+
+// sumsToCheck returns the processes of procs whose descriptor sums this
+// look checks: all of them, or sumsPerLook from where the last look's
+// stopped.
+func (s *sampler) sumsToCheck(procs []supervisor.Proc) map[procKey]bool {
+	n := min(len(procs), sumsPerLook)
+	out := make(map[procKey]bool, n)
+	start := 0
+	if len(procs) > sumsPerLook {
+		start = s.sigNext % len(procs)
+		s.sigNext = start + n
+	}
+	for i := range n {
+		p := procs[(start+i)%len(procs)]
+		out[procKey{p.PID, p.Start}] = true
+	}
+	return out
+}
+
+// handed reports whether the descriptors of the process k, already read,
+// may have changed since: their sum differs from the one read with them
+// (or either is unknown). It stats /proc/PID/fd (its size is the count),
+// or, for a process that held a socket, lists the descriptors' numbers,
+// without reading where each leads (a readlink each, which a read of its
+// sockets costs).
+func (s *sampler) handed(k procKey) bool {
+	was, ok := s.sigs[k]
+	if !ok {
+		return true
+	}
+	if was.listed {
+		now, ok := s.fdSig(k.pid, true)
+		return !ok || now != was.numbers
+	}
+	now, ok := s.fdSig(k.pid, false)
+	return !ok || now != was.count
+}
+
+// fdSums is fdSig: fdSignature with list, else fdCount.
+func fdSums(pid int, list bool) (uint64, bool) {
+	if list {
+		return fdSignature(pid)
+	}
+	return fdCount(pid)
+}
+
+// fdCount is how many descriptors pid has open: the size of its
+// /proc/PID/fd (Linux 6.2 on; 0 before).
+func fdCount(pid int) (uint64, bool) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Stat("/proc/"+strconv.Itoa(pid)+"/fd", &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		return uint64(max(st.Size, 0)), err == nil
+	}
+}
+
+// fdSignature sums up pid's open descriptors (the first 4096): their
+// count and numbers. A process handed a descriptor has one more, or, if
+// it closed another since (the connection that brought it), another
+// number, unless it moved the new one onto the closed one's number
+// (dup2) within the same look.
+func fdSignature(pid int) (uint64, bool) {
+	h := uint64(14695981039346656037)
+	n := uint64(0)
+	err := supervisor.ListProcDir(pid, "fd", 4096, func(name []byte) {
+		n++
+		for _, c := range name {
+			h ^= uint64(c)
+			h *= 1099511628211
+		}
+		h ^= ' '
+		h *= 1099511628211
+	})
+	return h ^ n<<56, err == nil
 }
 
 // socketInodes returns the inodes of the sockets among pid's open files

@@ -3,6 +3,7 @@
 package pty
 
 import (
+	"fmt"
 	"net"
 	"sort"
 	"strconv"
@@ -250,6 +251,7 @@ func TestOwnNamespaceDescriptorsAreReadWhenAListenerIsUnexplained(t *testing.T) 
 	s.netns = func(int) (string, error) { return "net:[1]", nil }
 	s.ownNS, s.scanAllUpTo = "net:[1]", 0
 	s.ownListeners = func() ([]protoListener, error) { return looks[i].listening, nil }
+	s.fdSig = func(int, bool) (uint64, bool) { return 1, true } // no process is handed a descriptor
 	s.netTable = func(pid int, proto string) ([]byte, error) {
 		t.Errorf("look %d read the %s table through %d", i, proto, pid)
 		return nil, nil
@@ -342,7 +344,8 @@ func TestOtherNamespaceIsScannedWhenItsCountersChange(t *testing.T) {
 	nsReads := map[int]int{}
 	s.netns = func(pid int) (string, error) { nsReads[pid]++; return "net:[2]", nil }
 	s.sockstat = func(pid int) (string, error) { return counters(), nil }
-	tables := map[int]int{} // look -> tables read
+	s.fdSig = func(int, bool) (uint64, bool) { return 1, true } // no process is handed a descriptor
+	tables := map[int]int{}                                     // look -> tables read
 	s.netTable = func(pid int, proto string) ([]byte, error) {
 		tables[i]++
 		if proto == "tcp" && i >= 2 {
@@ -372,4 +375,121 @@ func TestOtherNamespaceIsScannedWhenItsCountersChange(t *testing.T) {
 	got := s.listening()
 	is.Equal(len(got), 1)
 	is.Equal([]int{got[0].PID, got[0].Port, int(got[0].FirstSeenMS)}, []int{a, 8080, 100})
+}
+
+// A process that rewrites its argv in place (setproctitle), with no exec
+// and no rename, is read again argvRecheckLooks looks after its last read:
+// the capture then shows its new argv, keeps the first read since its
+// exec, labelled as such, and says when a look first read the new one. An
+// exec starts afresh. Before, the first read stood for the process's life.
+func TestArgvRewrittenInPlaceIsReadAgain(t *testing.T) {
+	is := is.New(t)
+	const srv = 5000061
+	image := uint64(7)
+	argv := []string{"nginx", "-g", "daemon off;"}
+	s := newSampler(srv, 1000, func() ([]supervisor.Owned, error) {
+		return owned(map[int]supervisor.Proc{srv: {PID: srv, PPID: 1, PGID: srv, SID: srv, Start: 100, State: 'S', Comm: "nginx", Image: image}}), nil
+	})
+	reads := 0
+	s.argv = func(int) ([]string, bool) { reads++; return argv, true }
+	look := 0
+	sample := func(n int) {
+		for range n {
+			s.sample(int64(look) * 50)
+			look++
+		}
+	}
+	sample(3)
+	argv = []string{"nginx: master process"} // rewritten after look 2
+	sample(argvRecheckLooks)
+	p := s.processes()[0]
+	is.Equal(p.Argv, []string{"nginx: master process"})
+	is.Equal(p.FirstReadArgv, []string{"nginx", "-g", "daemon off;"})
+	is.Equal(p.ArgvRewrittenMS, int64(argvRecheckLooks*50)) // the recheck look
+	is.Equal(reads, 2)                                      // the first look and the recheck, not every look
+	var cmds []string
+	for _, sm := range s.samples {
+		cmds = append(cmds, sm.Command)
+	}
+	is.Equal(cmds, []string{"nginx -g daemon off;", "nginx: master process"})
+
+	image, argv = 8, []string{"sh", "-c", "x"} // an exec
+	sample(1)
+	p = s.processes()[0]
+	is.Equal(p.Argv, []string{"sh", "-c", "x"})
+	is.Equal(p.FirstReadArgv, nil)
+	is.Equal(p.ArgvRewrittenMS, int64(0))
+}
+
+// A process already read that is handed a socket that already listened,
+// held by no process of the capture (another program's), is credited with
+// it at the next look, in rea's network namespace and in another: its
+// descriptors' sum changed, so they are read again. One that held no
+// socket when it was read is compared by the count of its descriptors;
+// one that did, by their numbers (handed a socket over a Unix socket it
+// then closes, it has as many as before). Before, in rea's namespace it
+// never was (the listener was explained as another program's); in
+// another, only at the rescan otherRescanLooks after the last full scan
+// (the namespace's counters do not change when a socket changes hands).
+func TestHandedListenerIsCreditedAtTheNextLook(t *testing.T) {
+	const header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+	const row = "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 999 1 0 100 0 0 10 0\n"
+	for _, tc := range []struct {
+		ns         string
+		heldSocket bool // b held a Unix socket when first read, and closes it when handed the listener
+	}{
+		{"net:[1]", false}, {"net:[2]", false}, {"net:[1]", true}, {"net:[2]", true},
+	} {
+		t.Run(fmt.Sprintf("%s held=%v", tc.ns, tc.heldSocket), func(t *testing.T) {
+			is := is.New(t)
+			const sh, a, b = 5000071, 5000072, 5000073
+			tab := map[int]supervisor.Proc{}
+			for i, pid := range []int{sh, a, b} {
+				tab[pid] = supervisor.Proc{PID: pid, PPID: sh, PGID: sh, SID: sh, Start: uint64(100 + i), State: 'S', Comm: "x", Image: 7}
+			}
+			const handedAt = 3
+			i := 0
+			s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) { return owned(tab), nil })
+			s.argv = func(int) ([]string, bool) { return []string{"x"}, true }
+			s.netns = func(int) (string, error) { return tc.ns, nil }
+			s.ownNS, s.scanAllUpTo = "net:[1]", 0
+			s.ownListeners = func() ([]protoListener, error) {
+				return []protoListener{{proto: "tcp", listener: listener{addr: net.IPv4(127, 0, 0, 1).To4(), port: 8080, inode: "999"}}}, nil
+			}
+			s.sockstat = func(int) (string, error) { return "sockets: 3 TCP: 1", nil }
+			s.netTable = func(pid int, proto string) ([]byte, error) {
+				if proto == "tcp" {
+					return []byte(header + row), nil
+				}
+				return []byte(header), nil
+			}
+			s.fdSig = func(pid int, list bool) (uint64, bool) {
+				if pid != b || i < handedAt {
+					return 1, true
+				}
+				if list {
+					return 2, true // another number
+				}
+				if tc.heldSocket {
+					return 1, true // as many as before
+				}
+				return 2, true
+			}
+			s.socketInodes = func(pid int) ([]string, bool) {
+				switch {
+				case pid == b && i >= handedAt:
+					return []string{"999"}, true
+				case pid == b && tc.heldSocket:
+					return []string{"500"}, true
+				}
+				return nil, true
+			}
+			for i = range handedAt + 2 {
+				s.sample(int64(i) * 50)
+			}
+			got := s.listening()
+			is.Equal(len(got), 1)
+			is.Equal([]int{got[0].PID, got[0].Port, int(got[0].FirstSeenMS)}, []int{b, 8080, handedAt * 50})
+		})
+	}
 }

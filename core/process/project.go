@@ -187,8 +187,13 @@ func captureResultOf(pc *ports.ProcessCapture) *CaptureProcessScenarioResult {
 	}
 	procs := []CaptureProcess{}
 	for _, p := range pc.NormalizedProcesses {
-		procs = append(procs, CaptureProcess{ID: p.ID, ParentID: p.ParentID, GroupID: p.GroupID, SessionID: p.SessionID,
-			Command: tempNames(p.Command), FirstSeenMS: p.FirstSeenMS})
+		cp := CaptureProcess{ID: p.ID, ParentID: p.ParentID, GroupID: p.GroupID, SessionID: p.SessionID,
+			Command: tempNames(p.Command), FirstSeenMS: p.FirstSeenMS}
+		if p.FirstReadCommand != "" {
+			first, at := tempNames(p.FirstReadCommand), p.CommandRewrittenMS
+			cp.FirstReadCommand, cp.CommandRewrittenMS = &first, &at
+		}
+		procs = append(procs, cp)
 	}
 	socks := []CapturePort{}
 	for _, s := range pc.ListeningSockets {
@@ -312,9 +317,13 @@ func captureRaw(pc *ports.ProcessCapture) map[string]any {
 	}
 	procs := []any{}
 	for _, p := range pc.Processes {
-		procs = append(procs, map[string]any{"pid": p.PID, "parent_pid": p.ParentPID, "process_group_id": p.ProcessGroupID,
+		proc := map[string]any{"pid": p.PID, "parent_pid": p.ParentPID, "process_group_id": p.ProcessGroupID,
 			"session_id": p.SessionID, "comm": p.Comm, "argv": p.Argv, "first_seen_ms": p.FirstSeenMS, "last_seen_ms": p.LastSeenMS,
-			"by_run_id": p.ByRunID})
+			"by_run_id": p.ByRunID}
+		if p.FirstReadArgv != nil {
+			proc["first_read_argv"], proc["argv_rewritten_ms"] = p.FirstReadArgv, p.ArgvRewrittenMS
+		}
+		procs = append(procs, proc)
 	}
 	samples := []any{}
 	for _, s := range pc.ProcessSamples {

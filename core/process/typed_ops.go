@@ -277,6 +277,12 @@ type CaptureProcess struct {
 	SessionID   int    `json:"session_id"`
 	Command     string `json:"command"`
 	FirstSeenMS int64  `json:"first_seen_ms"`
+	// FirstReadCommand and CommandRewrittenMS are set only for a process
+	// that rewrote its argv in place (setproctitle) without an exec:
+	// the command first read since its last exec, and when a look first
+	// read Command.
+	FirstReadCommand   *string `json:"first_read_command,omitempty"`
+	CommandRewrittenMS *int64  `json:"command_rewritten_ms,omitempty"`
 }
 
 // CaptureProcessSample is one sampled change of a process, ids renumbered
