@@ -429,6 +429,7 @@ type walker struct {
 	litReads       []*tjs.Var        // those the call being recorded read
 	litProvisional []provisionalCall
 	litsOn, noLits bool // render a recorded call's arguments with them; without
+	cutQuiet       bool // a cut in the arguments being rendered is no limitation (relativeCall)
 	// names read from module objects (uses.go)
 	uses     map[useKey]*moduleUses
 	useOrder []useKey
@@ -1318,7 +1319,25 @@ func (w *walker) selected(path string, al alias) bool {
 			return true
 		}
 	}
-	return w.relInArgs && (strings.HasPrefix(al.module, "./") || strings.HasPrefix(al.module, "../")) && w.inFuncArg()
+	return false
+}
+
+// relativeCall says whether a call whose root binding came from a relative
+// specifier is recorded (ports.JSCallSelector.RelativeInArguments): inside
+// a function written as an argument of a recorded call, or inside any
+// function whose body is wanted (fnOpen: a declaration or a const function
+// a later call may take by name, an export, a const object's member).
+// quiet: only the latter, whose arguments a cut leaves out without a
+// limitation (cutQuiet), since a caller follows such a call by its callee
+// alone, and only when a handler's body holds it.
+func (w *walker) relativeCall(al alias) (ok, quiet bool) {
+	if !w.relInArgs || len(w.fnOpen) == 0 || !(strings.HasPrefix(al.module, "./") || strings.HasPrefix(al.module, "../")) {
+		return false, false
+	}
+	if w.inFuncArg() {
+		return true, false
+	}
+	return true, true
 }
 
 // inFuncArg says whether the walk is inside a function written as an
@@ -1333,8 +1352,12 @@ func (w *walker) inFuncArg() bool {
 }
 
 func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias, args []tjs.Arg, first tjs.IExpr, node tjs.IExpr) {
+	quiet := false
 	if !w.selected(path, al) {
-		return
+		var ok bool
+		if ok, quiet = w.relativeCall(al); !ok {
+			return
+		}
 	}
 	if len(w.f.Calls) >= w.lim.MaxCalls {
 		w.f.CallsOmitted++
@@ -1343,6 +1366,7 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 	c := ports.JSCall{New: isNew, Callee: path, Module: al.module, Member: al.member, Offset: -1, InModule: w.inModule()}
 	w.readMutable = w.readMutable[:0]
 	w.litReads, w.litsOn = w.litReads[:0], len(w.constLits) > 0
+	w.cutQuiet = quiet
 	c.Args = w.values(args)
 	mutable := len(w.readMutable) > 0
 	var lits []*tjs.Var
@@ -1368,7 +1392,7 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 		w.noLits, w.noMutable = false, false
 		w.litProvisional = append(w.litProvisional, p)
 	}
-	w.litsOn = false
+	w.litsOn, w.cutQuiet = false, false
 	c.Offset = w.calleeOffset(path, args)
 	c.CalleeOffset = -1
 	if o := w.nameOffset(callee, 0); o >= 0 && o <= math.MaxInt32 {
@@ -2100,7 +2124,7 @@ var cutLimitations = [cutKinds]string{
 // is captured: a call's arguments as its own record and as another's
 // argument, a provisional call's arguments twice (consts.go).
 func (w *walker) cut(k int, x tjs.INode) ports.JSValue {
-	if !w.cutNodes[x] {
+	if !w.cutNodes[x] && !w.cutQuiet {
 		if w.cutNodes == nil {
 			w.cutNodes = map[tjs.INode]bool{}
 		}

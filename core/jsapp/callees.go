@@ -51,7 +51,10 @@ func (b *jsappBuilder) addHandlerBody(a *jsAsset, body handlerBody) {
 // is defined_in its file and whose body's calls go from it, so a trace
 // from the channel reaches what the function does (its writes, its
 // requests) rather than ending at the handler's file. Those functions'
-// own such calls are followed too, each function once. Only relative
+// own such calls are followed too, each function once. A handler written
+// in its registration, or declared (or bound to a const) and passed by
+// name, before or after: the engine records such calls in both
+// (ports.JSCallSelector.RelativeInArguments). Only relative
 // specifiers: a package's functions are not the app's code. After
 // handlerPhase, before the calls are linked (electronPhase).
 func (b *jsappBuilder) calleePhase() {
