@@ -292,7 +292,7 @@ type JSCall struct {
 	// ("ipcMain.handle" for i.handle after const {ipcMain: i} = require("electron")).
 	Module   string
 	Member   string
-	Args     []JSValue // the first arguments; cut at the engine's bound as JSValue.Items are
+	Args     []JSValue // the first arguments; cut at the engine's bound as JSValue.Items are; none where only RelativeInArguments selects the call outside a function argument
 	InModule int       // see JSImport.InModule
 }
 

@@ -429,7 +429,6 @@ type walker struct {
 	litReads       []*tjs.Var        // those the call being recorded read
 	litProvisional []provisionalCall
 	litsOn, noLits bool // render a recorded call's arguments with them; without
-	cutQuiet       bool // a cut in the arguments being rendered is no limitation (relativeCall)
 	// names read from module objects (uses.go)
 	uses     map[useKey]*moduleUses
 	useOrder []useKey
@@ -1327,9 +1326,11 @@ func (w *walker) selected(path string, al alias) bool {
 // a function written as an argument of a recorded call, or inside any
 // function whose body is wanted (fnOpen: a declaration or a const function
 // a later call may take by name, an export, a const object's member).
-// quiet: only the latter, whose arguments a cut leaves out without a
-// limitation (cutQuiet), since a caller follows such a call by its callee
-// alone, and only when a handler's body holds it.
+// quiet: only the latter, recorded without its arguments (ports.JSCall
+// Args), since a caller follows such a call by its callee alone, and only
+// when a handler's body holds it; most are not in one (a library's
+// functions calling its other files), and rendering their arguments would
+// cost for nothing (and count cuts no reader meets).
 func (w *walker) relativeCall(al alias) (ok, quiet bool) {
 	if !w.relInArgs || len(w.fnOpen) == 0 || !(strings.HasPrefix(al.module, "./") || strings.HasPrefix(al.module, "../")) {
 		return false, false
@@ -1364,10 +1365,31 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 		return
 	}
 	c := ports.JSCall{New: isNew, Callee: path, Module: al.module, Member: al.member, Offset: -1, InModule: w.inModule()}
+	if !quiet {
+		c.Args = w.callArgs(args)
+	}
+	c.Offset = w.calleeOffset(path, args)
+	c.CalleeOffset = -1
+	if o := w.nameOffset(callee, 0); o >= 0 && o <= math.MaxInt32 {
+		c.CalleeOffset = int32(o)
+	}
+	c.Position = -1
+	if pos := w.position(node); pos >= 0 && pos <= math.MaxInt32 {
+		c.Position = int32(pos)
+	}
+	w.f.Calls = append(w.f.Calls, c)
+	w.noteFuncArgs(args)
+	w.noteMemberFuncs(args)
+}
+
+// callArgs renders the arguments of the call about to be recorded (at
+// index len(w.f.Calls)), noting the renderings without var and let
+// bindings, and without const objects, that settleBindings and
+// settleObjects may give it back.
+func (w *walker) callArgs(args []tjs.Arg) []ports.JSValue {
 	w.readMutable = w.readMutable[:0]
 	w.litReads, w.litsOn = w.litReads[:0], len(w.constLits) > 0
-	w.cutQuiet = quiet
-	c.Args = w.values(args)
+	out := w.values(args)
 	mutable := len(w.readMutable) > 0
 	var lits []*tjs.Var
 	if len(w.litReads) > 0 {
@@ -1392,19 +1414,8 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 		w.noLits, w.noMutable = false, false
 		w.litProvisional = append(w.litProvisional, p)
 	}
-	w.litsOn, w.cutQuiet = false, false
-	c.Offset = w.calleeOffset(path, args)
-	c.CalleeOffset = -1
-	if o := w.nameOffset(callee, 0); o >= 0 && o <= math.MaxInt32 {
-		c.CalleeOffset = int32(o)
-	}
-	c.Position = -1
-	if pos := w.position(node); pos >= 0 && pos <= math.MaxInt32 {
-		c.Position = int32(pos)
-	}
-	w.f.Calls = append(w.f.Calls, c)
-	w.noteFuncArgs(args)
-	w.noteMemberFuncs(args)
+	w.litsOn = false
+	return out
 }
 
 // recordGlobalCall records a call renamed through a let or var navigator
@@ -2124,7 +2135,7 @@ var cutLimitations = [cutKinds]string{
 // is captured: a call's arguments as its own record and as another's
 // argument, a provisional call's arguments twice (consts.go).
 func (w *walker) cut(k int, x tjs.INode) ports.JSValue {
-	if !w.cutNodes[x] && !w.cutQuiet {
+	if !w.cutNodes[x] {
 		if w.cutNodes == nil {
 			w.cutNodes = map[tjs.INode]bool{}
 		}

@@ -45,9 +45,10 @@ ipcMain.handle("a", (e, n) => { store.save(n); save(n); pkg.save(n); });
 // RelativeInArguments also selects such a call inside a function the
 // file declares (or binds to a const) before the call that passes it by
 // name, since the walk meets its body before it knows: the handler's body
-// (ports.JSFunction) holds it. Inside a function no call takes, it is
-// recorded too, and a cut in its arguments is no limitation (nothing reads
-// them there), while one in a handler written in its registration is.
+// (ports.JSFunction) holds it. Outside a function argument it is recorded
+// without its arguments (only its callee is followed), so a cut in them is
+// no limitation there, while one in a handler written in its registration
+// is.
 func TestRelativeCallsInNamedFunctionsAreSelected(t *testing.T) {
 	is := is.New(t)
 	src := `const store = require("./lib/store");
@@ -67,6 +68,8 @@ store.init();
 		got = append(got, c.Callee)
 	}
 	is.Equal(got, []string{"store.save", "store.load", "store.log", "ipcMain.handle", "ipcMain.handle", "ipcMain.handle", "store.log"})
+	is.Equal(len(f.Calls[2].Args), 0) // in a declaration: no arguments
+	is.Equal(len(f.Calls[6].Args), 9) // in an argument: cut at 8, then "…"
 	var bodies [][3]int
 	for _, fn := range f.Functions {
 		bodies = append(bodies, [3]int{fn.Call, fn.First, fn.End})
