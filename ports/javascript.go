@@ -61,9 +61,11 @@ type JSCallSelector struct {
 	ModuleLastNames []string
 	// RelativeInArguments selects, inside a function written as an
 	// argument of a selected call (an IPC handler in its registration),
-	// the calls whose root binding came from a relative specifier
-	// (store.save after const store = require("./lib/store")): the app's
-	// own functions the handler calls.
+	// or one the file declares or binds to a const (which a selected call
+	// may take by name, before or after), exports, or makes a const
+	// object's member, the calls whose root binding came from a relative
+	// specifier (store.save after const store = require("./lib/store")):
+	// the app's own functions the handler calls.
 	RelativeInArguments bool
 }
 
@@ -290,7 +292,7 @@ type JSCall struct {
 	// ("ipcMain.handle" for i.handle after const {ipcMain: i} = require("electron")).
 	Module   string
 	Member   string
-	Args     []JSValue // the first arguments; cut at the engine's bound as JSValue.Items are
+	Args     []JSValue // the first arguments; cut at the engine's bound as JSValue.Items are; none where only RelativeInArguments selects the call outside a function argument
 	InModule int       // see JSImport.InModule
 }
 

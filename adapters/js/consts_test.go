@@ -15,12 +15,12 @@ import (
 // string where a call's argument reads it, alone, in a template or in a
 // concatenation, located at the literal; a let binding of a script's top
 // level (a global other scripts may assign) is not followed, nor is a
-// const bound to anything else.
+// const bound to anything else but an object literal (constobjs.go).
 func TestConstStringsAreFollowed(t *testing.T) {
 	is := is.New(t)
 	src := `const BASE = "https://api.example.com";
 const CH = 'get-user';
-const OBJ = {};
+const OBJ = [];
 let mutable = "/maybe";
 function f(id) {
   fetch(` + "`${BASE}/users/${id}`" + `);

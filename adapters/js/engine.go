@@ -150,6 +150,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 		return nil, ctx.Err()
 	}
 	w.settleBindings()
+	w.settleObjects() // after settleBindings: without objects wins
 	w.settleGlobals()
 	w.resolveFunctions() // after settleBindings, which may give calls new arguments
 	w.resolveRoutes()
@@ -422,6 +423,12 @@ type walker struct {
 	dynamicScope bool       // direct eval or with: a write may name no binding
 	nest         int        // statements and blocks open in the current function body
 	nests        []int      // nest of each enclosing function
+	// bindings to object literals (constobjs.go)
+	constLits      map[*tjs.Var]*tjs.ObjectExpr
+	litWritten     map[*tjs.Var]bool // those whose members the file changes
+	litReads       []*tjs.Var        // those the call being recorded read
+	litProvisional []provisionalCall
+	litsOn, noLits bool // render a recorded call's arguments with them; without
 	// names read from module objects (uses.go)
 	uses     map[useKey]*moduleUses
 	useOrder []useKey
@@ -708,11 +715,21 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 		}
 		if isAssignOp(t.Op) {
 			w.noteWrite(t.X, 0)
+			if len(w.constLits) > 0 {
+				w.noteObjectWrite(t.X)
+			}
 		}
 	case *tjs.UnaryExpr:
 		switch t.Op {
 		case tjs.PreIncrToken, tjs.PreDecrToken, tjs.PostIncrToken, tjs.PostDecrToken:
 			w.noteWrite(t.X, 0)
+			if len(w.constLits) > 0 {
+				w.noteObjectWrite(t.X)
+			}
+		case tjs.DeleteToken:
+			if len(w.constLits) > 0 {
+				w.noteObjectWrite(t.X)
+			}
 		}
 	case *tjs.ForInStmt:
 		w.nest++
@@ -1179,6 +1196,9 @@ func (w *walker) call(t *tjs.CallExpr) {
 		return
 	}
 	w.routeCall(path, t.Args.List)
+	if len(w.constLits) > 0 {
+		w.noteObjectCall(path, t.Args.List)
+	}
 	path, gv, renamed := w.globalCallee(t.X, path)
 	if renamed && w.globals[gv].mutable {
 		// Settled at the end of the walk (globals.go): a later write
@@ -1298,7 +1318,27 @@ func (w *walker) selected(path string, al alias) bool {
 			return true
 		}
 	}
-	return w.relInArgs && (strings.HasPrefix(al.module, "./") || strings.HasPrefix(al.module, "../")) && w.inFuncArg()
+	return false
+}
+
+// relativeCall says whether a call whose root binding came from a relative
+// specifier is recorded (ports.JSCallSelector.RelativeInArguments): inside
+// a function written as an argument of a recorded call, or inside any
+// function whose body is wanted (fnOpen: a declaration or a const function
+// a later call may take by name, an export, a const object's member).
+// quiet: only the latter, recorded without its arguments (ports.JSCall
+// Args), since a caller follows such a call by its callee alone, and only
+// when a handler's body holds it; most are not in one (a library's
+// functions calling its other files), and rendering their arguments would
+// cost for nothing (and count cuts no reader meets).
+func (w *walker) relativeCall(al alias) (ok, quiet bool) {
+	if !w.relInArgs || len(w.fnOpen) == 0 || !(strings.HasPrefix(al.module, "./") || strings.HasPrefix(al.module, "../")) {
+		return false, false
+	}
+	if w.inFuncArg() {
+		return true, false
+	}
+	return true, true
 }
 
 // inFuncArg says whether the walk is inside a function written as an
@@ -1313,24 +1353,20 @@ func (w *walker) inFuncArg() bool {
 }
 
 func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias, args []tjs.Arg, first tjs.IExpr, node tjs.IExpr) {
+	quiet := false
 	if !w.selected(path, al) {
-		return
+		var ok bool
+		if ok, quiet = w.relativeCall(al); !ok {
+			return
+		}
 	}
 	if len(w.f.Calls) >= w.lim.MaxCalls {
 		w.f.CallsOmitted++
 		return
 	}
 	c := ports.JSCall{New: isNew, Callee: path, Module: al.module, Member: al.member, Offset: -1, InModule: w.inModule()}
-	w.readMutable = w.readMutable[:0]
-	c.Args = w.values(args)
-	if len(w.readMutable) > 0 {
-		// The arguments read var or let bindings that a write later in
-		// the walk may disprove; settleBindings decides (consts.go).
-		p := provisionalCall{call: len(w.f.Calls), reads: slices.Clone(w.readMutable)}
-		w.noMutable = true
-		p.args = w.values(args)
-		w.noMutable = false
-		w.provisional = append(w.provisional, p)
+	if !quiet {
+		c.Args = w.callArgs(args)
 	}
 	c.Offset = w.calleeOffset(path, args)
 	c.CalleeOffset = -1
@@ -1344,6 +1380,42 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 	w.f.Calls = append(w.f.Calls, c)
 	w.noteFuncArgs(args)
 	w.noteMemberFuncs(args)
+}
+
+// callArgs renders the arguments of the call about to be recorded (at
+// index len(w.f.Calls)), noting the renderings without var and let
+// bindings, and without const objects, that settleBindings and
+// settleObjects may give it back.
+func (w *walker) callArgs(args []tjs.Arg) []ports.JSValue {
+	w.readMutable = w.readMutable[:0]
+	w.litReads, w.litsOn = w.litReads[:0], len(w.constLits) > 0
+	out := w.values(args)
+	mutable := len(w.readMutable) > 0
+	var lits []*tjs.Var
+	if len(w.litReads) > 0 {
+		lits = slices.Clone(w.litReads)
+	}
+	if mutable {
+		// The arguments read var or let bindings that a write later in
+		// the walk may disprove; settleBindings decides (consts.go).
+		p := provisionalCall{call: len(w.f.Calls), reads: slices.Clone(w.readMutable)}
+		w.noMutable, w.litReads = true, w.litReads[:0]
+		p.args = w.values(args)
+		w.noMutable = false
+		w.provisional = append(w.provisional, p)
+	}
+	if lits != nil {
+		// The arguments read const objects that a change in place later
+		// in the walk may disprove; settleObjects decides (constobjs.go),
+		// after settleBindings, so this rendering is without either.
+		p := provisionalCall{call: len(w.f.Calls), reads: lits}
+		w.noLits, w.noMutable = true, mutable
+		p.args = w.values(args)
+		w.noLits, w.noMutable = false, false
+		w.litProvisional = append(w.litProvisional, p)
+	}
+	w.litsOn = false
+	return out
 }
 
 // recordGlobalCall records a call renamed through a let or var navigator
@@ -1513,6 +1585,11 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 			v.Kind, v.Value, v.Offset = ports.JSValString, c.value, c.offset
 			return v
 		}
+		if r, ok := x.(*tjs.Var); ok && len(w.constLits) > 0 {
+			if obj := w.constLiteral(r); obj != nil {
+				return w.value(obj, depth) // as if written here (constobjs.go)
+			}
+		}
 		if p, al, ok := w.calleePath(x, 0); ok {
 			v.Kind, v.Value = ports.JSValName, p
 			if al.module != "" {
@@ -1632,6 +1709,7 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 				w.noteConst(v, b.Default, false)
 				w.noteConstFunc(v, b.Default)
 				w.noteConstObject(v, b.Default)
+				w.noteConstLiteral(v, b.Default)
 			}
 		}
 		// esbuild: var require_x = __commonJS({...}); var init_x = __esm({...})

@@ -202,3 +202,64 @@ contextBridge.exposeInMainWorld("notes", { save: (n) => ipcRenderer.invoke("note
 		t.Errorf("outgoing trace from renderer.js:\n got %q\nwant %q", got, want)
 	}
 }
+
+// A handler declared before its registration and passed by name
+// (function onSave(e, n) { store.save(n) } ipcMain.handle("notes:save",
+// onSave)) calls the function lib/store.js exports, as one written in the
+// registration does: the channel's trace reaches the write in
+// lib/store.js. So does a const arrow passed by name. Before, the engine
+// recorded the calls to a relative module only inside a function written
+// as an argument, and the path ended at main.js. A member path one level
+// deeper (store.db.put(n), lib/index.mjs passing on ./db.mjs as db)
+// reaches lib/db.mjs's function; before, it ended at backup.mjs.
+func TestNamedHandlerReachesAnImportedFunctionsWrite(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"notes","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": `const { app, BrowserWindow, ipcMain } = require("electron");
+const store = require("./lib/store");
+function onSave(e, n) { store.save(n); }
+const onLoad = async (e, id) => store.load(id);
+function unused(n) { store.save(n); }
+app.whenReady().then(() => new BrowserWindow({}).loadFile("index.html"));
+ipcMain.handle("notes:save", onSave);
+ipcMain.handle("notes:load", onLoad);
+`,
+		"lib/store.js": `const fs = require("fs");
+exports.save = function save(n) { fs.writeFileSync("/tmp/notes/n.txt", n); };
+exports.load = function load(id) { return fs.readFileSync("/tmp/notes/" + id); };
+`,
+		"backup.mjs": `import { ipcMain } from "electron";
+import * as store from "./lib/index.mjs";
+ipcMain.handle("notes:backup", (e, n) => store.db.put(n));
+`,
+		"lib/index.mjs": `export * as db from "./db.mjs";
+`,
+		"lib/db.mjs": `import fs from "fs";
+export function put(n) { fs.writeFileSync("/tmp/notes/backup.txt", n); }
+`,
+		"index.html": `<p>notes</p>`,
+	})})
+	backup := `ipc notes:backup > function ipcMain.handle("notes:backup") handler in backup.mjs`
+	for ch, want := range map[string][]string{
+		"notes:save": {
+			"ipc notes:save > function onSave in main.js > function save in lib/store.js > fs /tmp/notes/n.txt",
+			"ipc notes:save > function onSave in main.js > function save in lib/store.js > lib/store.js",
+			"ipc notes:save > function onSave in main.js > main.js",
+		},
+		"notes:load": {
+			"ipc notes:load > function onLoad in main.js > function load in lib/store.js > fs /tmp/notes/${id}",
+			"ipc notes:load > function onLoad in main.js > function load in lib/store.js > lib/store.js",
+			"ipc notes:load > function onLoad in main.js > main.js",
+		},
+		"notes:backup": {
+			backup + " > backup.mjs",
+			backup + " > function put in lib/db.mjs > fs /tmp/notes/backup.txt",
+			backup + " > function put in lib/db.mjs > lib/db.mjs",
+		},
+	} {
+		if got := channelPaths(t, s, ev, ch); !slices.Equal(got, want) {
+			t.Errorf("outgoing trace from %s:\n got %q\nwant %q", ch, got, want)
+		}
+	}
+}

@@ -12,7 +12,9 @@ import (
 // and contextIsolation are set to false past the cut. Before, the node
 // just lacked them, read as Electron's defaults, and only the file's
 // limitation hinted at it. So does one whose options or webPreferences
-// are computed (a variable, a call), which the analysis does not follow.
+// are computed (a let, a call, a const object the file changes in place),
+// which the analysis does not follow; a const bound to an object literal
+// is read as if written inline.
 func TestJSAppCutWebPreferencesAreMarked(t *testing.T) {
 	var many []string
 	for i := range 33 {
@@ -33,8 +35,17 @@ func TestJSAppCutWebPreferencesAreMarked(t *testing.T) {
 		{"whole",
 			`{ webPreferences: { sandbox: false } }`,
 			nil, map[string]any{"sandbox": false}},
-		{"options in a variable",
+		{"options in a const",
 			`opts`,
+			nil, map[string]any{"nodeIntegration": true}},
+		{"webPreferences in a const",
+			`{ webPreferences: prefsObj }`,
+			nil, map[string]any{"sandbox": false, "contextIsolation": true}},
+		{"options in a let",
+			`lopts`,
+			[]any{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity", "preload"}, map[string]any{}},
+		{"options in a const changed later",
+			`later`,
 			[]any{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity", "preload"}, map[string]any{}},
 		{"webPreferences computed",
 			`{ width: 800, webPreferences: prefs() }`,
@@ -48,7 +59,10 @@ func TestJSAppCutWebPreferencesAreMarked(t *testing.T) {
 			dir := writeTree(t, map[string]string{
 				"package.json": `{"name":"w","main":"main.js"}`,
 				"main.js": "const { app, BrowserWindow } = require('electron');\nconst opts = { webPreferences: { nodeIntegration: true } };\n" +
-					"function prefs() { return { sandbox: false }; }\napp.whenReady().then(() => new BrowserWindow(" + c.opts + "));\n",
+					"const prefsObj = { sandbox: false, contextIsolation: true };\nlet lopts = { webPreferences: { nodeIntegration: true } };\n" +
+					"const later = { webPreferences: { nodeIntegration: true } };\n" +
+					"function prefs() { return { sandbox: false }; }\napp.whenReady().then(() => new BrowserWindow(" + c.opts + "));\n" +
+					"later.webPreferences.nodeIntegration = false;\n",
 			})
 			g, _ := labelledGraph(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": dir}))
 			n := 0

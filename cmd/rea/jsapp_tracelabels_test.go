@@ -120,3 +120,45 @@ func TestCompareLabelsTellNodesApart(t *testing.T) {
 		}
 	}
 }
+
+// A label of one side that the other side gives a different node is told
+// apart too: version 1's file worker.js, removed, and version 2's worker
+// worker.js (new Worker("worker.js"), the file gone), added, were both
+// "worker.js", which read as one node on both sides. Now each names its
+// kind; a node paired with itself keeps its label.
+func TestCompareLabelsTellSidesApart(t *testing.T) {
+	s := jaSession(t)
+	ref := func(files map[string]string) map[string]any {
+		ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, files)})
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	left := ref(map[string]string{"package.json": `{"name":"w","main":"main.js"}`, "main.js": "console.log(1);\n", "worker.js": "postMessage(1);\n"})
+	right := ref(map[string]string{"package.json": `{"name":"w","main":"main.js"}`, "main.js": "const w = new Worker(\"worker.js\");\n"})
+	cv := jaCall(t, s, "compare_application_versions", map[string]any{"left": left, "right": right})
+	var out struct {
+		Items []struct {
+			Status     string  `json:"status"`
+			LeftLabel  *string `json:"left_label"`
+			RightLabel *string `json:"right_label"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(cv.NormalizedResult, &out); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range out.Items {
+		l, r := "-", "-"
+		if it.LeftLabel != nil {
+			l = *it.LeftLabel
+		}
+		if it.RightLabel != nil {
+			r = *it.RightLabel
+		}
+		got = append(got, it.Status+": "+l+" | "+r)
+	}
+	slices.Sort(got)
+	want := []string{"added: - | worker.js (worker)", "changed: main.js | main.js", "removed: worker.js (file) | -", "unchanged: w (package.json) | w (package.json)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("items:\n got %q\nwant %q", got, want)
+	}
+}

@@ -1310,3 +1310,61 @@ func TestBundleSchemaPropertyNamesSayWhenCut(t *testing.T) {
 		})
 	}
 }
+
+// A provideContext whose tools array the engine cut (it keeps an array's
+// first 16 items, then an item "…") lists the first 16 declarations and
+// says, as an unknown of dimension webmcp_declarations naming the
+// script, that the list lacks the rest; so does one whose tools, or a
+// registerTool whose tool, is computed. Before, the list read as whole
+// and the result as complete.
+func TestBundleWebMCPDeclarationsSayWhenCut(t *testing.T) {
+	str := func(s string) ports.JSValue { return ports.JSValue{Kind: ports.JSValString, Value: s} }
+	tool := func(i int) ports.JSValue {
+		return ports.JSValue{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "name", Value: str(fmt.Sprintf("t%d", i))}}}
+	}
+	provide := func(tools ports.JSValue) ports.JSCall {
+		return ports.JSCall{Callee: "navigator.modelContext.provideContext", Position: -1, Args: []ports.JSValue{
+			{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "tools", Value: tools}}}}}
+	}
+	var items []ports.JSValue
+	for i := range 16 {
+		items = append(items, tool(i))
+	}
+	cut := ports.JSValue{Kind: ports.JSValArray, Items: append(slices.Clone(items), ports.JSValue{Kind: ports.JSValOther, Value: "…", Offset: -1})}
+	whole := ports.JSValue{Kind: ports.JSValArray, Items: items}
+	name := ports.JSValue{Kind: ports.JSValName, Value: "tools"}
+	cases := []struct {
+		name    string
+		call    ports.JSCall
+		decls   int
+		unknown bool
+	}{
+		{"16 tools, whole", provide(whole), 16, false},
+		{"tools cut at 16", provide(cut), 16, true},
+		{"tools by name", provide(name), 0, true},
+		{"registerTool by name", ports.JSCall{Callee: "navigator.modelContext.registerTool", Position: -1, Args: []ports.JSValue{name}}, 0, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			reg, _ := core.NewRegistry(nil, &core.RegistryOptions{Browser: richFake(),
+				JavaScript: factsJS{&ports.JSFacts{Parsed: true, Calls: []ports.JSCall{c.call}}}})
+			s := core.NewSession(catalog(t), reg, nil)
+			b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+			is.Equal(len(b["observations"].(map[string]any)["webmcp_declarations"].([]any)), c.decls)
+			var dims []string
+			for _, u := range b["unknowns"].([]any) {
+				u := u.(map[string]any)
+				if u["dimension"] == "webmcp_declarations" {
+					dims = append(dims, u["reason"].(string))
+					is.True(len(u["affected_script_keys"].([]any)) > 0)
+				}
+			}
+			is.Equal(len(dims) > 0, c.unknown)
+			if c.unknown {
+				is.Equal(b["completeness"].(map[string]any)["status"], "partial")
+				is.True(strings.Contains(dims[0], "16 items"))
+			}
+		})
+	}
+}

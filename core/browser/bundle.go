@@ -47,7 +47,7 @@ var bundleResultSchema = json.RawMessage(`{"type":"object","additionalProperties
    "routes":{"type":"array","items":{"type":"object"}},"endpoints":{"type":"array","items":{"type":"object"}},"webmcp_declarations":{"type":"array","items":{"type":"object"}},
    "source_maps":{"type":"object","required":["status","requested","processed","items"],"properties":{"status":{"enum":["not_requested","included","partial","unavailable","truncated"]},"requested":{"type":"integer"},"processed":{"type":"integer"},"items":{"type":"array","items":{"type":"object"}}}}}},
  "inferences":{"type":"array","items":{"type":"object","required":["kind","value","confidence","basis"],"properties":{"kind":{"enum":["bundle_runtime","vendor_fingerprint","route_framework"]},"value":{"type":"string"},"confidence":{"enum":["high","medium","low"]},"basis":{"type":"array","items":{"type":"object"}}}}},
- "unknowns":{"type":"array","items":{"type":"object","required":["dimension","reason","affected_script_keys"],"properties":{"dimension":{"enum":["script_source","javascript_ast","source_maps"]},"reason":{"type":"string"},"affected_script_keys":{"type":"array","items":{"type":"string"}}}}},
+ "unknowns":{"type":"array","items":{"type":"object","required":["dimension","reason","affected_script_keys"],"properties":{"dimension":{"enum":["script_source","javascript_ast","source_maps","webmcp_declarations"]},"reason":{"type":"string"},"affected_script_keys":{"type":"array","items":{"type":"string"}}}}},
  "completeness":{"type":"object","required":["status","parsed_scripts","parse_failures","dropped_findings"],"properties":{"status":{"enum":["complete","partial"]},"parsed_scripts":{"type":"integer"},"parse_failures":{"type":"integer"},"dropped_findings":{"type":"integer"}}},
  "limitations":{"type":"array","items":{"type":"string"}}}}`)
 
@@ -537,7 +537,7 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 	nodes, edges, routes, endpoints := []BundleChunkNode{}, []BundleChunkEdge{}, []BundleRoute{}, []BundleEndpoint{}
 	decls, artifacts := []BundleWebMCPDeclaration{}, []BundleSourceArtifact{}
 	unknowns := []AnalyzeWebBundleResultUnknown{}
-	var noSource, parseFailed []string
+	var noSource, parseFailed, unseenTools []string
 	parsed := 0
 	type basis struct{ kind, value, conf string }
 	inferred := map[basis][]BundleBasis{}
@@ -666,10 +666,17 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 				addFinding(f, &endpoints, ep)
 			case endpointMethods[last] && strings.Contains(call.Callee, ".") && eok0:
 				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(e0), Location: loc(endpointSite(call, a0v))})
-			case strings.HasSuffix(call.Callee, "modelContext.registerTool") && len(call.Args) > 0 && call.Args[0].Kind == ports.JSValObject:
+			case strings.HasSuffix(call.Callee, "modelContext.registerTool") && len(call.Args) > 0:
+				if call.Args[0].Kind != ports.JSValObject {
+					unseenTools = appendKey(unseenTools, s.key) // registerTool(tool): computed
+					break
+				}
 				addFinding(f, &decls, webmcpDecl(call.Args[0], int64(call.Position), loc))
 			case strings.HasSuffix(call.Callee, "modelContext.provideContext") && len(call.Args) > 0:
 				// provideContext({tools: [{name, description, inputSchema, execute}, ...]})
+				if !toolsSeen(call.Args[0]) {
+					unseenTools = appendKey(unseenTools, s.key)
+				}
 				for _, p := range call.Args[0].Props {
 					if p.Key == "tools" {
 						for _, it := range p.Value.Items {
@@ -720,6 +727,9 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 	}
 	if len(parseFailed) > 0 {
 		unknowns = append(unknowns, AnalyzeWebBundleResultUnknown{Dimension: "javascript_ast", Reason: "source did not parse completely", AffectedScriptKeys: parseFailed})
+	}
+	if len(unseenTools) > 0 {
+		unknowns = append(unknowns, AnalyzeWebBundleResultUnknown{Dimension: "webmcp_declarations", Reason: unseenToolsNote, AffectedScriptKeys: unseenTools})
 	}
 	inferences := make([]AnalyzeWebBundleResultInference, 0, len(inferOrder))
 	sort.Slice(inferOrder, func(i, j int) bool {
@@ -802,6 +812,38 @@ func schemaProps(v ports.JSValue) (names []string, complete bool) {
 	}
 	sort.Strings(out)
 	return out, complete
+}
+
+// unseenToolsNote says why webmcp_declarations may lack tools.
+const unseenToolsNote = "webmcp_declarations lists only the tools written as object literals: these scripts pass " +
+	"provideContext a tools array longer than the 16 items the engine keeps, or tools (or registerTool a tool) " +
+	"computed at run time, whose declarations are not listed"
+
+// toolsSeen says whether a provideContext argument's tools are all
+// written out: an object literal whose tools (if any, and none past a
+// cut of its properties) are an array literal the engine did not cut
+// (ports.JSValue.Items ends with an item "…" when it did).
+func toolsSeen(arg ports.JSValue) bool {
+	if arg.Kind != ports.JSValObject {
+		return false
+	}
+	for _, p := range arg.Props {
+		if p.Key != "tools" {
+			continue
+		}
+		it := p.Value.Items
+		return p.Value.Kind == ports.JSValArray && (len(it) == 0 || it[len(it)-1].Kind != ports.JSValOther || it[len(it)-1].Value != "…")
+	}
+	return !arg.PropsCut // a tools key may lie past the cut
+}
+
+// appendKey appends key unless it is keys' last (one script's calls come
+// together).
+func appendKey(keys []string, key string) []string {
+	if len(keys) > 0 && keys[len(keys)-1] == key {
+		return keys
+	}
+	return append(keys, key)
 }
 
 // webmcpDecl reads one declared tool. It is placed where discover_webmcp_tools

@@ -890,7 +890,9 @@ func findProp(v ports.JSValue, dotted string) (ports.JSValue, bool) {
 // set where the analysis did not see them: the options or webPreferences
 // were cut by the engine (ports.JSValue.PropsCut: the options before a
 // webPreferences key, or webPreferences itself), or either is not an
-// object literal (new BrowserWindow(opts), webPreferences: prefs()).
+// object literal (new BrowserWindow(opts) with a let opts, webPreferences:
+// prefs()); the engine renders a const bound to an object literal as the
+// literal (adapters/js/constobjs.go).
 // Without arguments nothing is unseen: Electron's defaults apply.
 func prefsUnseen(opts ports.JSValue, given bool) bool {
 	if wp, ok := findProp(opts, "webPreferences"); ok {

@@ -47,11 +47,15 @@ func (b *jsappBuilder) addHandlerBody(a *jsAsset, body handlerBody) {
 
 // calleePhase follows the calls a handler's body makes to a function
 // another file of the app exports (store.save(n) after const store =
-// require("./lib/store")): the handler calls that function's node, which
+// require("./lib/store"), or store.db.save(n) where lib/store.js passes
+// on ./db as db: importedMember): the handler calls that function's node, which
 // is defined_in its file and whose body's calls go from it, so a trace
 // from the channel reaches what the function does (its writes, its
 // requests) rather than ending at the handler's file. Those functions'
-// own such calls are followed too, each function once. Only relative
+// own such calls are followed too, each function once. A handler written
+// in its registration, or declared (or bound to a const) and passed by
+// name, before or after: the engine records such calls in both
+// (ports.JSCallSelector.RelativeInArguments). Only relative
 // specifiers: a package's functions are not the app's code. After
 // handlerPhase, before the calls are linked (electronPhase).
 func (b *jsappBuilder) calleePhase() {
@@ -72,10 +76,10 @@ func (b *jsappBuilder) calleePhase() {
 		calls := w.a.facts.Calls
 		for i := w.body.first; i < w.body.end && i < len(calls); i++ {
 			c := calls[i]
-			if c.Member == "" || strings.Contains(c.Member, ".") || !strings.HasPrefix(c.Module, ".") || b.handlerOf(w.a, i) != w.body.fn {
+			if c.Member == "" || strings.Count(c.Member, ".") > 1 || !strings.HasPrefix(c.Module, ".") || b.handlerOf(w.a, i) != w.body.fn {
 				continue
 			}
-			h, body, t := b.importedFunction(w.a, c.Module, c.Member)
+			h, body, t := b.importedMember(w.a, c.Module, c.Member)
 			if h.fn == "" || h.fn == w.body.fn {
 				continue
 			}
@@ -91,4 +95,34 @@ func (b *jsappBuilder) calleePhase() {
 			}
 		}
 	}
+}
+
+// importedMember is importedFunction's for member, or for a path one
+// level deeper (db.save in store.db.save(n)) when the module's one export
+// of its head passes on a whole relative module (exports.db =
+// require("./db"), export * as db from "./db"): that module's function.
+func (b *jsappBuilder) importedMember(a *jsAsset, module, member string) (h handlerFn, body handlerBody, t *jsAsset) {
+	head, rest, deep := strings.Cut(member, ".")
+	if !deep {
+		return b.importedFunction(a, module, member)
+	}
+	p, ok := b.st.resolveModule(a.path, module, ports.JSRequire)
+	if !ok || b.st.assets[p] == nil || b.st.assets[p].facts == nil {
+		return handlerFn{}, handlerBody{}, nil
+	}
+	m := b.st.assets[p]
+	var ns *ports.JSExport
+	for k, e := range m.facts.Exports {
+		if e.Name != head {
+			continue
+		}
+		if ns != nil {
+			return handlerFn{}, handlerBody{}, nil // exported twice: which one runs is not known here
+		}
+		ns = &m.facts.Exports[k]
+	}
+	if ns == nil || ns.Local != "*" || !strings.HasPrefix(ns.Source, ".") {
+		return handlerFn{}, handlerBody{}, nil
+	}
+	return b.importedFunction(m, ns.Source, rest)
 }

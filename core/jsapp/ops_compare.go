@@ -355,6 +355,7 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 		align = &RootAlignment{Left: lr, Right: rr}
 	}
 	matchedL, matchedR := map[*cmpNode]bool{}, map[*cmpNode]bool{}
+	pair := map[*cmpNode]*cmpNode{} // left -> right
 	// ambiguous holds, for each node a tier could not pair uniquely, the
 	// other side's candidates it competed for; it stays unknown only while
 	// one of them is still unpaired at the end.
@@ -391,7 +392,7 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 				continue
 			}
 			l, r := ls[0], rs[0]
-			matchedL[l], matchedR[r] = true, true
+			matchedL[l], matchedR[r], pair[l] = true, true, r
 			delete(ambiguous, l)
 			delete(ambiguous, r)
 			counts[t.name]++
@@ -430,6 +431,7 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 		items = append(items, compareItem(nil, n, st))
 	}
 	counts["ambiguous"] = unknown
+	crossLabels(left, right, pair)
 	sort.SliceStable(items, func(i, j int) bool { return items[i].ItemID < items[j].ItemID })
 	summary := map[string]int{"added": 0, "removed": 0, "changed": 0, "unchanged": 0, "unknown": 0, "contradiction": 0}
 	for _, it := range items {
@@ -450,6 +452,41 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 		return nil, err
 	}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{lev.EvidenceID, rev.EvidenceID}}, nil
+}
+
+// crossLabels tells apart a label of the left side and the same label of
+// the right that name nodes not paired together (a removed file
+// "worker.js" and an added worker "worker.js"), as traceLabels tells
+// apart the nodes of one side: by kind, then by kind and file, then by
+// kind and ID. Each label names one node per side, so each clash is one
+// node of each; nodes of the same ID keep their label. The items hold
+// pointers to the labels, so this may run after they are built.
+func crossLabels(left, right []*cmpNode, pair map[*cmpNode]*cmpNode) {
+	byLabel := make(map[string]*cmpNode, len(left))
+	for _, l := range left {
+		byLabel[l.label] = l
+	}
+	var clashes [][2]*cmpNode
+	for _, r := range right {
+		if l := byLabel[r.label]; l != nil && pair[l] != r && l.n.NodeID != r.n.NodeID {
+			clashes = append(clashes, [2]*cmpNode{l, r})
+		}
+	}
+	for _, c := range clashes {
+		l, r := c[0].n, c[1].n
+		ln, rn := kindNoun(l.Kind), kindNoun(r.Kind)
+		switch lf, rf := nodeFile(l), nodeFile(r); {
+		case ln != rn:
+		case lf != "" && rf != "" && lf != rf:
+			ln, rn = ln+" in "+lf, rn+" in "+rf
+		case shortNodeID(l.NodeID) != shortNodeID(r.NodeID):
+			ln, rn = ln+" "+shortNodeID(l.NodeID), rn+" "+shortNodeID(r.NodeID)
+		default:
+			ln, rn = ln+" "+l.NodeID, rn+" "+r.NodeID
+		}
+		c[0].label += " (" + ln + ")"
+		c[1].label += " (" + rn + ")"
+	}
 }
 
 // compareItem builds one item. strategy is a tier name for a match, or a
