@@ -256,27 +256,29 @@ func (h height) movePtrs(cc convention, s vfSem, before height) height {
 	if len(before.ptrs) == 0 && s.addrOf == "" {
 		return h
 	}
-	dst, off, ok := "", int64(0), false
+	dst, off, ok, moved := "", int64(0), false, false
 	if s.addrOf != "" && len(s.defs) == 1 && !strings.HasPrefix(s.defs[0], "[") {
 		dst = s.defs[0]
-		off, ok = before.entryOffset(cc, s.addrOf)
+		off, ok = before.entryOffset(cc, s.addrOf) // taken by step already
 	}
 	if op := s.stack; op.sp == spCopy && !strings.HasPrefix(op.reg, "[") {
 		if i := slices.IndexFunc(before.ptrs, func(p framePtr) bool { return p.reg == op.from }); i >= 0 {
-			dst, off, ok = op.reg, before.ptrs[i].off+op.n, true
+			dst, off, ok, moved = op.reg, before.ptrs[i].off+op.n, true, op.n != 0
 		}
 	}
 	gone := func(p framePtr) bool { return slices.Contains(s.defs, p.reg) || p.reg == dst }
 	if !ok && !slices.ContainsFunc(before.ptrs, gone) {
 		return h // most instructions: no copy
 	}
-	h.ptrs = slices.DeleteFunc(slices.Clone(before.ptrs), gone)
-	if len(h.ptrs) == 0 {
-		h.ptrs = nil
+	h.ptrs = nil // most often the one address taken for a call, which the call ends
+	if slices.ContainsFunc(before.ptrs, func(p framePtr) bool { return !gone(p) }) {
+		h.ptrs = slices.DeleteFunc(slices.Clone(before.ptrs), gone)
 	}
 	if ok && dst != "" && len(h.ptrs) < maxPtrs {
 		h.ptrs = append(h.ptrs, framePtr{dst, off})
-		h = h.take(fmt.Sprintf("[%d]", off))
+		if moved {
+			h = h.take(fmt.Sprintf("[%d]", off))
+		}
 	}
 	return h
 }
