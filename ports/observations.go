@@ -147,6 +147,11 @@ type Stripping struct {
 	// symbols). A file without one is stripped, as file(1) says it.
 	StaticSymbols bool
 	DebugInfo     bool // the file keeps debug information (DWARF's .debug_info)
+	// DebugLink is the separate debug file the target names, as it names
+	// it (an ELF .gnu_debuglink, the PDB path of a PE's CodeView record),
+	// "" when it names none. Named only: the provider need not have found
+	// or read it.
+	DebugLink string
 }
 
 // LimitationReporter is implemented by an analysis whose lists were cut by

@@ -56,6 +56,8 @@ func listAll(t testing.TB, data []byte) {
 	check("strings", err)
 	_, err = a.Limitations(ctx)
 	check("limitations", err)
+	_, err = a.Stripping(ctx) // reads a PE's debug directory and CodeView record, an ELF's .gnu_debuglink
+	check("stripping", err)
 }
 
 // header returns the first bytes of a fixture, where its headers and load

@@ -36,7 +36,9 @@
 //   - Segments: the section header table in file order (ELF sections without
 //     the null section, PE sections, Mach-O sections named "__SEG,__sect").
 //     An ELF file without sections reports its PT_LOAD program headers as
-//     segments named "LOAD#0", "LOAD#1", ...
+//     segments named "LOAD#0", "LOAD#1", ..., each followed by the PT_NOTE
+//     headers whose bytes it holds, named "NOTE#k" (the k-th PT_NOTE) as
+//     the string scan locates a string in one (elf.go withNotes).
 //   - Procedures: function symbols (ELF .symtab and .dynsym, PE COFF symbols,
 //     Mach-O N_SECT symbols in code sections), the entry point, PE exports and
 //     x64/arm64 .pdata starts, Mach-O LC_FUNCTION_STARTS, and import stubs:

@@ -1,6 +1,7 @@
 package native
 
 import (
+	"cmp"
 	"context"
 	"debug/elf"
 	"fmt"
@@ -111,7 +112,69 @@ func (e *elfImage) segments(ctx context.Context) ([]ports.Segment, error) {
 	if len(out) > 0 {
 		return out, nil
 	}
-	return loadSegments(e), nil
+	return withNotes(loadSegments(e), e.f.Progs), nil
+}
+
+// withNotes lists, after each load segment of a file without sections
+// (loads, the PT_LOAD headers in order), the PT_NOTE segments whose file
+// bytes it holds, named NOTE#k after the k-th PT_NOTE program header as
+// the string scan names the strings it finds in them (loadRegions), at the
+// address the load maps them to, with its permissions. A note no load
+// holds is not mapped and is not listed, as the string scan does not read
+// it. Of overlapping loads, the one reaching furthest holds the note: the
+// lookup is a binary search, so a hostile file's many headers cost
+// n log n, not n squared.
+func withNotes(loads []ports.Segment, progs []*elf.Prog) []ports.Segment {
+	byOff := make([]int, len(loads)) // load indices by file offset
+	for i := range byOff {
+		byOff[i] = i
+	}
+	slices.SortStableFunc(byOff, func(a, b int) int { return cmp.Compare(loads[a].FileOffset, loads[b].FileOffset) })
+	reach := make([]int, len(byOff)) // reach[j]: of byOff[:j+1], the load whose file bytes end last
+	for j, i := range byOff {
+		reach[j] = i
+		if j > 0 && fileEnd(loads[reach[j-1]]) >= fileEnd(loads[i]) {
+			reach[j] = reach[j-1]
+		}
+	}
+	held := make([][]ports.Segment, len(loads))
+	n, k := 0, 0
+	for _, p := range progs {
+		if p.Type != elf.PT_NOTE {
+			continue
+		}
+		name := fmt.Sprintf("NOTE#%d", k)
+		k++
+		j, _ := slices.BinarySearchFunc(byOff, p.Off+1, func(i int, off uint64) int { return cmp.Compare(loads[i].FileOffset, off) })
+		if p.Filesz == 0 || j == 0 {
+			continue
+		}
+		i := reach[j-1]
+		l := loads[i]
+		if p.Filesz > l.FileSize || p.Off-l.FileOffset > l.FileSize-p.Filesz {
+			continue
+		}
+		held[i] = append(held[i], ports.Segment{Name: name, Kind: "segment", Start: l.Start + (p.Off - l.FileOffset),
+			Size: p.Filesz, FileOffset: p.Off, FileSize: p.Filesz, Perms: l.Perms})
+		n++
+	}
+	if n == 0 {
+		return loads
+	}
+	out := make([]ports.Segment, 0, len(loads)+n)
+	for i, l := range loads {
+		slices.SortStableFunc(held[i], func(a, b ports.Segment) int { return cmp.Compare(a.FileOffset, b.FileOffset) })
+		out = append(append(out, l), held[i]...)
+	}
+	return out
+}
+
+// fileEnd is the file offset just past s's file bytes, saturating.
+func fileEnd(s ports.Segment) uint64 {
+	if s.FileOffset+s.FileSize < s.FileOffset {
+		return ^uint64(0)
+	}
+	return s.FileOffset + s.FileSize
 }
 
 func (e *elfImage) stringRegions(ctx context.Context) ([]region, error) {

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"rea/ports"
 )
 
 // TestNoteDescriptorsAreNotStrings builds a program whose build ID is
@@ -50,27 +52,7 @@ func TestNoteDescriptorsAreNotStrings(t *testing.T) {
 // not in the LOAD#n holding it.
 func TestNoteSegmentsWithoutSections(t *testing.T) {
 	exe, withPkg := buildNotedProgram(t)
-	b, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b) < 64 || b[4] != 2 || b[5] != 1 {
-		t.Skip("gcc did not build a little-endian ELF64 program")
-	}
-	clear(b[0x28:0x30]) // e_shoff
-	clear(b[0x3c:0x40]) // e_shnum, e_shstrndx
-	stripped := filepath.Join(t.TempDir(), "m-sstrip")
-	if err := os.WriteFile(stripped, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(stripped)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if len(f.Sections) != 0 {
-		t.Fatalf("%d section headers left after zeroing e_shoff and e_shnum", len(f.Sections))
-	}
+	stripped, f := withoutSections(t, exe)
 	var notes [][2]uint64 // the k-th PT_NOTE's addresses
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_NOTE {
@@ -105,6 +87,93 @@ func TestNoteSegmentsWithoutSections(t *testing.T) {
 	if withPkg && !sawPkg {
 		t.Errorf("the package metadata %s is no longer listed", notePkg)
 	}
+}
+
+// TestNoteSegmentsAreListed: the segments of the program of
+// TestNoteSegmentsWithoutSections, its section headers removed, are its
+// PT_LOAD headers, each followed by the PT_NOTE headers whose bytes it
+// holds, named NOTE#k as the string scan names them, so that every string
+// located in a NOTE#k lies inside the segment of that name.
+func TestNoteSegmentsAreListed(t *testing.T) {
+	exe, _ := buildNotedProgram(t)
+	stripped, f := withoutSections(t, exe)
+	ctx := context.Background()
+	a := openAnalysis(t, stripped)
+	segs, err := a.Segments(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]ports.Segment{}
+	holder := "" // the LOAD#n last listed
+	for _, s := range segs {
+		if strings.HasPrefix(s.Name, "LOAD#") {
+			holder = s.Name
+		}
+		if strings.HasPrefix(s.Name, "NOTE#") {
+			h, ok := byName[holder]
+			if !ok || s.Start < h.Start || s.Start+s.Size > h.Start+h.Size {
+				t.Errorf("%s %+v is not listed after the load segment holding it (%s %+v)", s.Name, s, holder, h)
+			}
+		}
+		if _, dup := byName[s.Name]; dup {
+			t.Errorf("segment %s is listed twice", s.Name)
+		}
+		byName[s.Name] = s
+	}
+	k := 0
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_NOTE {
+			continue
+		}
+		name := fmt.Sprintf("NOTE#%d", k)
+		k++
+		want := ports.Segment{Name: name, Kind: "segment", Start: p.Vaddr, Size: p.Filesz, FileOffset: p.Off, FileSize: p.Filesz}
+		got := byName[name]
+		want.Perms = got.Perms
+		if got != want || !got.Perms.Read {
+			t.Errorf("segment %s = %+v, want %+v, readable", name, got, want)
+		}
+	}
+	if k == 0 {
+		t.Fatal("no PT_NOTE segment")
+	}
+	for _, s := range stringsOf(t, nil, stripped) {
+		if !strings.HasPrefix(s.Section, "NOTE#") {
+			continue
+		}
+		n, ok := byName[s.Section]
+		if !ok || s.Address < n.Start || s.Address-n.Start >= n.Size {
+			t.Errorf("string %q at %#x is located in %s, which the segments list as %+v", s.Value, s.Address, s.Section, n)
+		}
+	}
+}
+
+// withoutSections writes a copy of the ELF64 program exe with its section
+// headers removed, as sstrip does, and opens it with debug/elf.
+func withoutSections(t *testing.T, exe string) (string, *elf.File) {
+	t.Helper()
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 64 || b[4] != 2 || b[5] != 1 {
+		t.Skip("gcc did not build a little-endian ELF64 program")
+	}
+	clear(b[0x28:0x30]) // e_shoff
+	clear(b[0x3c:0x40]) // e_shnum, e_shstrndx
+	stripped := filepath.Join(t.TempDir(), "m-sstrip")
+	if err := os.WriteFile(stripped, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(stripped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if len(f.Sections) != 0 {
+		t.Fatalf("%d section headers left after zeroing e_shoff and e_shnum", len(f.Sections))
+	}
+	return stripped, f
 }
 
 const noteID, notePkg = "rea-build-id-as-text", `{"type":"rea-note-package"}`

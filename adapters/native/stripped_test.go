@@ -14,10 +14,11 @@ import (
 
 // TestStrippingReadsTheFile: Stripping tells a gcc program with -g, the
 // same stripped of its debug information (strip --strip-debug), wholly
-// stripped (strip) and built without -g, by the file's .symtab and DWARF.
+// stripped (strip) and built without -g, by the file's .symtab and DWARF,
+// and names the debug file the stripped one's .gnu_debuglink names.
 func TestStrippingReadsTheFile(t *testing.T) {
 	is := is.New(t)
-	for _, tool := range []string{"gcc", "strip"} {
+	for _, tool := range []string{"gcc", "strip", "objcopy"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skip(tool + " is not installed")
 		}
@@ -37,6 +38,9 @@ func TestStrippingReadsTheFile(t *testing.T) {
 	noDebug, stripped := filepath.Join(dir, "nodebug"), filepath.Join(dir, "stripped")
 	run("strip", "--strip-debug", "-o", noDebug, withG)
 	run("strip", "-o", stripped, withG)
+	linked := filepath.Join(dir, "linked") // stripped, naming its debug file as Debian's packages do
+	run("objcopy", "--only-keep-debug", withG, filepath.Join(dir, "p.debug"))
+	run("objcopy", "--add-gnu-debuglink="+filepath.Join(dir, "p.debug"), stripped, linked)
 	for _, c := range []struct {
 		path string
 		want ports.Stripping
@@ -45,6 +49,7 @@ func TestStrippingReadsTheFile(t *testing.T) {
 		{noG, ports.Stripping{StaticSymbols: true}},
 		{noDebug, ports.Stripping{StaticSymbols: true}},
 		{stripped, ports.Stripping{}},
+		{linked, ports.Stripping{DebugLink: "p.debug"}},
 	} {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
 			is := is.New(t)
@@ -86,6 +91,37 @@ func TestStrippingReadsThePEFile(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(got, want) // path
 	}
+}
+
+// TestStrippingNamesThePDB: a PE whose debug directory holds a CodeView
+// (RSDS) record, as MSVC and ld --pdb write it, names its PDB as the
+// separate debug file, with or without COFF symbols, and the PDB is not
+// read: it is gone before the program is opened.
+func TestStrippingNamesThePDB(t *testing.T) {
+	is := is.New(t)
+	needTool(t, "x86_64-w64-mingw32-gcc")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "p.c")
+	is.NoErr(os.WriteFile(src, []byte("int main(int argc, char **argv) { return argc * 3; }\n"), 0o644))
+	stripped, symbols := filepath.Join(dir, "stripped.exe"), filepath.Join(dir, "symbols.exe")
+	for _, cmd := range [][]string{
+		{"x86_64-w64-mingw32-gcc", "-s", "-Wl,--pdb=" + filepath.Join(dir, "stripped.pdb"), "-o", stripped, src},
+		{"x86_64-w64-mingw32-gcc", "-Wl,--pdb=" + filepath.Join(dir, "symbols.pdb"), "-o", symbols, src},
+	} {
+		if b, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+			t.Skipf("%v: %v\n%s", cmd, err, b) // ld before binutils 2.40 writes no PDB
+		}
+	}
+	for _, pdb := range []string{"stripped.pdb", "symbols.pdb"} {
+		is.NoErr(os.Remove(filepath.Join(dir, pdb)))
+	}
+	got, err := openNative(t, stripped).Stripping(t.Context())
+	is.NoErr(err)
+	is.Equal(got, ports.Stripping{DebugLink: "stripped.pdb"}) // ld records the name without its directory
+	got, err = openNative(t, symbols).Stripping(t.Context())
+	is.NoErr(err)
+	is.True(got.StaticSymbols) // the COFF symbol table (and mingw's runtime's DWARF, which it keeps)
+	is.Equal(got.DebugLink, "symbols.pdb")
 }
 
 // TestStrippingReadsTheMachOFile: a Mach-O object keeps its static

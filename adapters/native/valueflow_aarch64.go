@@ -363,6 +363,17 @@ func arm64FrameArith(out *vfSem, name, dst string, src []string, rest []arm64asm
 		out.stack = stackOp{sp: spCopy, reg: dst, from: src[0]} // mov x19, x0: the copy moves on when x0 holds one
 		return
 	}
+	if (name == "ADD" || name == "SUB") && wide && len(src) == 1 && src[0] != "sp" && src[0] != "x29" && dst != "sp" && dst != "x29" && len(rest) == 1 {
+		if v, ok := arm64Imm(rest[0]); ok {
+			if name == "SUB" {
+				v = -v
+			}
+			// add x10, x10, #8: a register moved by a constant, which may
+			// hold a frame slot's address (valueflow_stack.go's height.ptrs)
+			out.stack = stackOp{sp: spCopy, reg: dst, from: src[0], n: v}
+		}
+		return
+	}
 	if len(src) != 1 || (src[0] != "sp" && src[0] != "x29") {
 		return
 	}

@@ -126,13 +126,29 @@ type height struct {
 	// took ("lea rax, [rbp-0x48]", "add x10, x29, #80") on some path to
 	// here, at most maxTaken, and takenAll says more were: a write
 	// through a pointer at no known place, or a call, may write them, so
-	// a copy of the stack pointer held in one is dropped (dropSaved). A
-	// pointer moved from such an address to a neighbouring slot by
-	// arithmetic is not followed: compilers take no spill slot's address,
-	// so only hand-written code does this. Never changed in place.
+	// a copy of the stack pointer held in one is dropped (dropSaved).
+	// Never changed in place.
 	taken    []string
 	takenAll bool
+	// ptrs are the registers holding a frame slot's address (by its
+	// offset from the entry stack pointer) on every path to here, at most
+	// maxPtrs: a pointer moved from one by a constant ("add rax, 8", "lea
+	// rdx, [rax+8]", "add x10, x10, #8"; a struct's next field) takes the
+	// address of the slot it then points to, so a write through it drops
+	// the copy that neighbour held. Never changed in place.
+	ptrs []framePtr
 }
+
+// framePtr is a register holding the address of the frame slot at off
+// from the entry stack pointer.
+type framePtr struct {
+	reg string
+	off int64
+}
+
+// maxPtrs bounds the registers followed as holding frame addresses; past
+// it the newest is not followed (its moves then take no slot).
+const maxPtrs = 8
 
 // maxTaken bounds the frame slots whose address taken is remembered.
 // Past it every slot counts as taken, so that any call drops every
@@ -146,7 +162,7 @@ const maxTaken = 64
 func (h height) equal(o height) bool {
 	return h.sp == o.sp && h.fp == o.fp && h.spOK == o.spOK && h.fpOK == o.fpOK && h.creg == o.creg && h.cval == o.cval &&
 		h.abase == o.abase && h.asp == o.asp && h.afp == o.afp && h.aspOK == o.aspOK && h.afpOK == o.afpOK && slices.Equal(h.saved, o.saved) &&
-		h.takenAll == o.takenAll && slices.Equal(h.taken, o.taken)
+		h.takenAll == o.takenAll && slices.Equal(h.taken, o.taken) && slices.Equal(h.ptrs, o.ptrs)
 }
 
 func (h height) meet(o height) height {
@@ -161,6 +177,16 @@ func (h height) meet(o height) height {
 		for _, c := range h.saved {
 			if slices.Contains(o.saved, c) {
 				m.saved = append(m.saved, c)
+			}
+		}
+	}
+	// the frame addresses both paths hold
+	m.ptrs = h.ptrs
+	if !slices.Equal(h.ptrs, o.ptrs) {
+		m.ptrs = nil
+		for _, p := range h.ptrs {
+			if slices.Contains(o.ptrs, p) {
+				m.ptrs = append(m.ptrs, p)
 			}
 		}
 	}
@@ -217,6 +243,42 @@ func (h height) take(k string) height {
 	default:
 		h.taken = append(slices.Clip(h.taken), k)
 		slices.Sort(h.taken) // so that equal sets compare equal
+	}
+	return h
+}
+
+// movePtrs is h with the frame addresses (height.ptrs) after s, which
+// before held: a register s defines holds none unless s takes a slot's
+// address into it (lea, AArch64's add from x29 or sp) or moves one by a
+// constant (an spCopy from a register holding one), and then the slot it
+// points to is taken.
+func (h height) movePtrs(cc convention, s vfSem, before height) height {
+	if len(before.ptrs) == 0 && s.addrOf == "" {
+		return h
+	}
+	dst, off, ok, moved := "", int64(0), false, false
+	if s.addrOf != "" && len(s.defs) == 1 && !strings.HasPrefix(s.defs[0], "[") {
+		dst = s.defs[0]
+		off, ok = before.entryOffset(cc, s.addrOf) // taken by step already
+	}
+	if op := s.stack; op.sp == spCopy && !strings.HasPrefix(op.reg, "[") {
+		if i := slices.IndexFunc(before.ptrs, func(p framePtr) bool { return p.reg == op.from }); i >= 0 {
+			dst, off, ok, moved = op.reg, before.ptrs[i].off+op.n, true, op.n != 0
+		}
+	}
+	gone := func(p framePtr) bool { return slices.Contains(s.defs, p.reg) || p.reg == dst }
+	if !ok && !slices.ContainsFunc(before.ptrs, gone) {
+		return h // most instructions: no copy
+	}
+	h.ptrs = nil // most often the one address taken for a call, which the call ends
+	if slices.ContainsFunc(before.ptrs, func(p framePtr) bool { return !gone(p) }) {
+		h.ptrs = slices.DeleteFunc(slices.Clone(before.ptrs), gone)
+	}
+	if ok && dst != "" && len(h.ptrs) < maxPtrs {
+		h.ptrs = append(h.ptrs, framePtr{dst, off})
+		if moved {
+			h = h.take(fmt.Sprintf("[%d]", off))
+		}
 	}
 	return h
 }
@@ -287,6 +349,7 @@ func (h height) step(cc convention, s vfSem, calleePops bool, pops int64) height
 			h = h.take(k)
 		}
 	}
+	h = h.movePtrs(cc, s, before)
 	var restore spSaved
 	restores := false
 	if s.stack.sp == spAlloc && len(before.saved) > 0 {

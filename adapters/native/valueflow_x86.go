@@ -476,6 +476,16 @@ func x86StackOp(inst x86asm.Inst, args []x86asm.Arg, mode int) stackOp {
 		// allocation, moved back at its scope's end); mov r12, rbx: the
 		// copy moves on when rbx holds one (valueflow_stack.go).
 		return stackOp{sp: spCopy, reg: strings.ToLower(args[0].String()), from: strings.ToLower(args[1].String())}
+	case (op == x86asm.ADD || op == x86asm.SUB) && len(args) == 2 && isWordReg(args[0], mode) && !isFP(args[0]):
+		// add rax, 8: a register moved by a constant, which may hold a
+		// frame slot's address (valueflow_stack.go's height.ptrs)
+		if v, ok := imm(args[1]); ok {
+			if op == x86asm.SUB {
+				v = -v
+			}
+			r := strings.ToLower(args[0].String())
+			return stackOp{sp: spCopy, reg: r, from: r, n: v}
+		}
 	case op == x86asm.LEA && len(args) == 2:
 		m, ok := args[1].(x86asm.Mem)
 		if !ok || m.Index != 0 || m.Segment != 0 {
@@ -488,6 +498,9 @@ func x86StackOp(inst x86asm.Inst, args []x86asm.Arg, mode int) stackOp {
 			return stackOp{sp: spFromFP, n: m.Disp}
 		case isFP(args[0]) && isSP(m.Base):
 			return stackOp{fp: fpFromSP, n: m.Disp}
+		case isWordReg(args[0], mode) && !isSP(args[0]) && !isFP(args[0]) && isWordReg(m.Base, mode) && !isSP(m.Base) && !isFP(m.Base):
+			// lea rdx, [rax+8]: a register moved by a constant, as add's
+			return stackOp{sp: spCopy, reg: strings.ToLower(args[0].String()), from: strings.ToLower(m.Base.String()), n: m.Disp}
 		}
 	}
 	return stackOp{}

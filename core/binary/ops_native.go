@@ -947,16 +947,17 @@ func opBinaryOverview() *core.Operation {
 			"the first procedures and strings. " +
 			"It answers at once: on a target with much code the procedures are those known from symbol and unwind tables (procedure_list \"tables\") " +
 			"while whole-file discovery runs in the background; list_procedures waits for it. " +
-			"stripped: the file keeps no static symbol table (.symtab), only dynamic symbols; debug_info: it keeps DWARF.",
+			"stripped: the file keeps no static symbol table (.symtab), only dynamic symbols; debug_info: it keeps DWARF; " +
+			"debug_link: the separate debug file it names (.gnu_debuglink, a PE's CodeView PDB), not necessarily read.",
 		Input: core.InputSchema(nil, `"detail": {"enum":["concise","detailed"],"default":"concise","description":"concise: counts and segments; detailed: also the first procedures and strings."}`,
 			`"limit": {"type":"integer","minimum":1,"maximum":50,"default":10,"description":"How many procedures and strings a detailed overview samples (1-50)."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
- "required":["detail","document","format","architecture","entry","procedure_count","procedure_list","segment_count","string_count","name_count","stripped","debug_info","segments","procedures","strings"],
+ "required":["detail","document","format","architecture","entry","procedure_count","procedure_list","segment_count","string_count","name_count","stripped","debug_info","debug_link","segments","procedures","strings"],
  "properties":{"detail":{"enum":["concise","detailed"]},"document":{"type":"string"},"format":{"type":"string"},"architecture":{"type":["string","null"]},
   "entry":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},
   "procedure_count":{"type":"integer"},"procedure_list":` + procedureListSchema + `,
   "segment_count":{"type":"integer"},"string_count":{"type":"integer"},"name_count":{"type":["integer","null"]},
-  "stripped":{"type":["boolean","null"]},"debug_info":{"type":["boolean","null"]},
+  "stripped":{"type":["boolean","null"]},"debug_info":{"type":["boolean","null"]},"debug_link":{"type":["string","null"]},
   "segments":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","start","end","length"],
    "properties":{"name":{"type":"string"},"start":{"$ref":"#/$defs/hex"},"end":{"$ref":"#/$defs/hex"},"length":{"$ref":"#/$defs/hex"}}}},
   "procedures":{"type":"array","items":` + procedureItemSchema + `},
@@ -993,6 +994,7 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 	c.Observe(fmt.Sprintf("%d strings", stringCount))
 	var nameCount *int
 	var stripped, debugInfo *bool
+	var debugLink *string
 	var limitations []string
 	if a, _, _ := c.Bound(); a != nil {
 		if sr, ok := a.(ports.StripReporter); ok {
@@ -1000,8 +1002,11 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 			switch {
 			case err == nil:
 				stripped, debugInfo = new(!st.StaticSymbols), new(st.DebugInfo)
+				if st.DebugLink != "" {
+					debugLink = new(st.DebugLink)
+				}
 				if !st.StaticSymbols {
-					limitations = append(limitations, strippedNote(st.DebugInfo))
+					limitations = append(limitations, strippedNote(st))
 				}
 			case !errors.Is(err, ports.ErrUnsupported):
 				return nil, err
@@ -1074,16 +1079,19 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 	return &core.Observation{Result: &Overview{
 		Detail: detail, Document: d.Name, Format: d.Format, Architecture: core.OptString(d.Architecture), Entry: entry,
 		ProcedureCount: len(procs), ProcedureList: listed, SegmentCount: len(segs), StringCount: stringCount, NameCount: nameCount,
-		Stripped: stripped, DebugInfo: debugInfo, Segments: segOut, Procedures: procOut, Strings: strOut,
+		Stripped: stripped, DebugInfo: debugInfo, DebugLink: debugLink, Segments: segOut, Procedures: procOut, Strings: strOut,
 	}, Limitations: limitations}, nil
 }
 
 // strippedNote says what a stripped file lacks and how its procedures
 // are then named.
-func strippedNote(debugInfo bool) string {
+func strippedNote(st ports.Stripping) string {
 	lacks := "no static symbol table, no debug information"
-	if debugInfo {
+	switch {
+	case st.DebugInfo:
 		lacks = "no static symbol table, though it keeps debug information"
+	case st.DebugLink != "":
+		lacks = fmt.Sprintf("no static symbol table; no debug information in the file, which names the separate debug file %q", st.DebugLink)
 	}
 	return "The file is stripped (" + lacks + "): a procedure without a dynamic symbol or export is named only where the provider inferred " +
 		"its name (a separate debug file, a signature library, main from the entry point), else sub_<address>."

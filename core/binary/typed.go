@@ -33,6 +33,7 @@ type Overview struct {
 	NameCount      *int               `json:"name_count"`
 	Stripped       *bool              `json:"stripped"`   // no static symbol table (.symtab) beyond the dynamic symbols; null when the provider does not tell
 	DebugInfo      *bool              `json:"debug_info"` // the file keeps DWARF; null when the provider does not tell
+	DebugLink      *string            `json:"debug_link"` // the separate debug file the file names (.gnu_debuglink, a PE's PDB), not necessarily read; null when none or untold
 	Segments       []OverviewSegment  `json:"segments"`
 	Procedures     []ProcedureSummary `json:"procedures"`
 	Strings        []StringSummary    `json:"strings"`
