@@ -595,6 +595,7 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 		NameCount      *int    `json:"name_count"`
 		Stripped       *bool   `json:"stripped"`
 		DebugInfo      *bool   `json:"debug_info"`
+		DebugLink      *string `json:"debug_link"`
 		Segments       []struct{ Name, Start, End, Length string }
 		Procedures     []struct {
 			Address, Value, Source string
@@ -626,7 +627,7 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 		fmt.Fprintf(tw, "  entry\t%s\n", *ov.Entry)
 	}
 	if ov.Stripped != nil {
-		fmt.Fprintf(tw, "  symbols\t%s\n", symbolsLine(*ov.Stripped, ov.DebugInfo))
+		fmt.Fprintf(tw, "  symbols\t%s\n", symbolsLine(*ov.Stripped, ov.DebugInfo, ov.DebugLink))
 	}
 	names := "n/a"
 	if ov.NameCount != nil {
@@ -673,8 +674,9 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 
 // symbolsLine says what the file keeps of its names: whether it is
 // stripped of its static symbol table, and whether it keeps debug
-// information (unsaid when the provider did not say).
-func symbolsLine(stripped bool, debugInfo *bool) string {
+// information (unsaid when the provider did not say), and the separate
+// debug file it names.
+func symbolsLine(stripped bool, debugInfo *bool, debugLink *string) string {
 	line := "static symbol table"
 	if stripped {
 		line = "stripped: no static symbol table"
@@ -685,6 +687,11 @@ func symbolsLine(stripped bool, debugInfo *bool) string {
 		line += ", debug information (DWARF)"
 	default:
 		line += ", no debug information"
+	}
+	if debugLink != nil && *debugLink != "" {
+		// What the file names (.gnu_debuglink, a PE's PDB), read or not:
+		// the debug file line says when one was found and used.
+		line += fmt.Sprintf("; names the separate debug file %q", *debugLink)
 	}
 	return line
 }
