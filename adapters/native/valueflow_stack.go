@@ -165,31 +165,28 @@ func (h height) equal(o height) bool {
 		h.takenAll == o.takenAll && slices.Equal(h.taken, o.taken) && slices.Equal(h.ptrs, o.ptrs)
 }
 
+// both is what a and b both hold, in a's order: a itself when they are
+// equal (the sets are small and never changed in place).
+func both[T comparable](a, b []T) []T {
+	if slices.Equal(a, b) {
+		return a
+	}
+	var out []T
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 func (h height) meet(o height) height {
 	m := height{sp: h.sp, fp: h.fp, spOK: h.spOK && o.spOK && h.sp == o.sp, fpOK: h.fpOK && o.fpOK && h.fp == o.fp}
 	if h.creg == o.creg && h.cval == o.cval {
 		m.creg, m.cval = h.creg, h.cval
 	}
-	m.saved = h.saved
-	if !slices.Equal(h.saved, o.saved) {
-		// the copies both paths hold
-		m.saved = nil
-		for _, c := range h.saved {
-			if slices.Contains(o.saved, c) {
-				m.saved = append(m.saved, c)
-			}
-		}
-	}
-	// the frame addresses both paths hold
-	m.ptrs = h.ptrs
-	if !slices.Equal(h.ptrs, o.ptrs) {
-		m.ptrs = nil
-		for _, p := range h.ptrs {
-			if slices.Contains(o.ptrs, p) {
-				m.ptrs = append(m.ptrs, p)
-			}
-		}
-	}
+	m.saved = both(h.saved, o.saved) // the copies both paths hold
+	m.ptrs = both(h.ptrs, o.ptrs)    // the frame addresses both paths hold
 	// the slots taken on either path
 	m.taken, m.takenAll = h.taken, h.takenAll || o.takenAll
 	for _, k := range o.taken {
