@@ -232,17 +232,7 @@ func TestStrangerIsReadAgainWhenItsParentExits(t *testing.T) {
 func TestDeadStrangerIsSeenDeadBeforeItIsReaped(t *testing.T) {
 	is := is.New(t)
 	r, _ := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "1"))
-	stranger := exec.Command("sleep", "30")
-	stranger.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // not the launcher's session, which is read
-	is.NoErr(stranger.Start())
-	pid := stranger.Process.Pid
-	reaped := false
-	t.Cleanup(func() {
-		if !reaped {
-			stranger.Process.Kill()
-			stranger.Wait()
-		}
-	})
+	pid, kill, reap := startStranger(t)
 	for range 2 { // the first proves it a stranger, the second keeps that reading
 		_, err := r.Look(context.Background())
 		is.NoErr(err)
@@ -252,15 +242,7 @@ func TestDeadStrangerIsSeenDeadBeforeItIsReaped(t *testing.T) {
 	_, live := parents[pid]
 	is.True(live)
 
-	is.NoErr(stranger.Process.Kill()) // the test's own child; not reaped yet
-	for {
-		p, err := supervisor.ReadProc(pid)
-		is.NoErr(err) // a zombie until the test reaps it
-		if p.Dead() {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	kill() // a zombie until reap
 	seenDead := false
 	for range 2 * supervisor.StrangerRecheckLooks {
 		parents, err := supervisor.LookParents(r)
@@ -271,8 +253,7 @@ func TestDeadStrangerIsSeenDeadBeforeItIsReaped(t *testing.T) {
 		}
 	}
 	is.True(seenDead)
-	stranger.Wait()
-	reaped = true
+	reap()
 	is.NoErr(r.Cleanup(context.Background()))
 	checkGone(t, r, nil)
 }
@@ -287,17 +268,7 @@ func TestStrangerExitIsWatchedNotReread(t *testing.T) {
 	is := is.New(t)
 	r, _ := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "1"))
 	reads := supervisor.CountStatReads(r)
-	stranger := exec.Command("sleep", "30")
-	stranger.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // not the launcher's session, which is read
-	is.NoErr(stranger.Start())
-	pid := stranger.Process.Pid
-	reaped := false
-	t.Cleanup(func() {
-		if !reaped {
-			stranger.Process.Kill()
-			stranger.Wait()
-		}
-	})
+	pid, kill, reap := startStranger(t)
 	const looks = 4*supervisor.StrangerRecheckLooks + 1
 	for range looks {
 		_, err := r.Look(context.Background())
@@ -309,21 +280,12 @@ func TestStrangerExitIsWatchedNotReread(t *testing.T) {
 	is.True(reads(pid) <= 3)
 	is.True(supervisor.WatchedStrangers(r) >= 1)
 
-	is.NoErr(stranger.Process.Kill()) // the test's own child; not reaped yet
-	for {
-		p, err := supervisor.ReadProc(pid)
-		is.NoErr(err) // a zombie until the test reaps it
-		if p.Dead() {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	kill() // a zombie until reap
 	parents, err := supervisor.LookParents(r)
 	is.NoErr(err)
 	_, live := parents[pid]
 	is.True(!live) // at the next look
-	stranger.Wait()
-	reaped = true
+	reap()
 	is.NoErr(r.Cleanup(context.Background()))
 	is.Equal(supervisor.WatchedStrangers(r), 0) // every pidfd closed
 	checkGone(t, r, nil)
@@ -349,4 +311,49 @@ func TestStrangerPastTheBoundIsRechecked(t *testing.T) {
 	is.Equal(supervisor.WatchedStrangers(r), 0)
 	is.NoErr(r.Cleanup(context.Background()))
 	checkGone(t, r, nil)
+}
+
+// startStranger starts the test's own child, sleep 30, in a session of
+// its own (not the launcher's, which is read). kill kills it and waits
+// until it is dead but not reaped (a zombie); reap reaps it. Whatever is
+// left is done when the test ends.
+func startStranger(t *testing.T) (pid int, kill, reap func()) {
+	t.Helper()
+	stranger := exec.Command("sleep", "30")
+	stranger.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := stranger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid = stranger.Process.Pid
+	killed, reaped := false, false
+	kill = func() {
+		t.Helper()
+		killed = true
+		if err := stranger.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			p, err := supervisor.ReadProc(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Dead() {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	reap = func() {
+		reaped = true
+		stranger.Wait()
+	}
+	t.Cleanup(func() {
+		if !reaped {
+			if !killed {
+				stranger.Process.Kill()
+			}
+			stranger.Wait()
+		}
+	})
+	return pid, kill, reap
 }
