@@ -433,7 +433,7 @@ func (a *Analysis) stringsOf(ctx context.Context, list *lazy[*stringSet], opts O
 		if err != nil {
 			return nil, err
 		}
-		set, err = a.scanStrings(ctx, regions, opts)
+		set, err = a.scanStrings(ctx, disjoint(regions), opts)
 		if err == nil && set.held != nil {
 			set.held = sync.OnceFunc(set.held) // released at Close, or when another list replaces it (strings_min.go)
 			a.hold(set.held)

@@ -193,16 +193,24 @@ func (e *elfImage) stringRegions(ctx context.Context) ([]region, error) {
 	if len(e.f.Sections) > 1 {
 		return out, ctx.Err()
 	}
+	var loads []region
 	n := 0
 	for _, p := range e.f.Progs {
 		if p.Type != elf.PT_LOAD {
 			continue
 		}
 		if p.Flags&elf.PF_X == 0 && p.Filesz > 0 {
-			r := region{name: fmt.Sprintf("LOAD#%d", n), addr: p.Vaddr, off: p.Off, size: p.Filesz}
-			out = append(out, loadRegions(e.src, e.f.ByteOrder, r, e.f.Progs)...)
+			loads = append(loads, region{name: fmt.Sprintf("LOAD#%d", n), addr: p.Vaddr, off: p.Off, size: p.Filesz})
 		}
 		n++
+	}
+	// Overlapping segments are cut first, so a note is read in one of them.
+	notes := progNotes(e.f.Progs)
+	for _, r := range disjoint(loads) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out = append(out, loadNoteRegions(e.src, e.f.ByteOrder, r, notes)...)
 	}
 	return out, ctx.Err()
 }

@@ -31,36 +31,57 @@ func noteRegions(src source, bo binary.ByteOrder, s *elf.Section) []region {
 // program header (as LOAD#n is the n-th PT_LOAD), so that a string found
 // in a note says so, as one in a note section names the section.
 func loadRegions(src source, bo binary.ByteOrder, r region, progs []*elf.Prog) []region {
-	type note struct {
-		*elf.Prog
-		name string
-	}
-	var notes []note
+	return loadNoteRegions(src, bo, r, progNotes(progs))
+}
+
+// progNote is a PT_NOTE program header and its name, NOTE#k.
+type progNote struct {
+	*elf.Prog
+	name string
+}
+
+// progNotes are the PT_NOTE program headers of progs with a file size,
+// named, in file offset order (then header order): the string scan finds
+// a segment's notes among them by binary search, so a file of many
+// program headers costs their number times its logarithm, not its
+// square.
+func progNotes(progs []*elf.Prog) []progNote {
+	var notes []progNote
 	k := 0
 	for _, p := range progs {
 		if p.Type != elf.PT_NOTE {
 			continue
 		}
-		if p.Filesz > 0 && p.Off >= r.off && p.Filesz <= r.size && p.Off-r.off <= r.size-p.Filesz {
-			notes = append(notes, note{p, fmt.Sprintf("NOTE#%d", k)})
+		if p.Filesz > 0 {
+			notes = append(notes, progNote{p, fmt.Sprintf("NOTE#%d", k)})
 		}
 		k++
 	}
+	slices.SortStableFunc(notes, func(a, b progNote) int { return cmp.Compare(a.Off, b.Off) })
+	return notes
+}
+
+// loadNoteRegions is loadRegions with the notes of progNotes.
+func loadNoteRegions(src source, bo binary.ByteOrder, r region, all []progNote) []region {
 	if r.size == 0 {
 		return nil
 	}
-	if len(notes) == 0 {
-		return []region{r}
-	}
-	slices.SortStableFunc(notes, func(a, b note) int { return cmp.Compare(a.Off, b.Off) })
+	lo, _ := slices.BinarySearchFunc(all, r.off, func(p progNote, off uint64) int { return cmp.Compare(p.Off, off) })
 	var out []region
+	found := false
 	at := r.off // the file offset up to which r is covered
 	data := func(end uint64) {
 		if end > at {
 			out = append(out, region{name: r.name, addr: r.addr + (at - r.off), off: at, size: end - at})
 		}
 	}
-	for _, p := range notes {
+	for _, p := range all[lo:] {
+		if p.Off-r.off >= r.size {
+			break // past r: the rest start later still
+		}
+		if p.Filesz > r.size || p.Off-r.off > r.size-p.Filesz {
+			continue // not wholly inside r
+		}
 		if p.Off < at {
 			continue // overlaps the note before it: its bytes were read already
 		}
@@ -70,9 +91,64 @@ func loadRegions(src source, bo binary.ByteOrder, r region, progs []*elf.Prog) [
 			align = 8
 		}
 		out = append(out, noteParts(src, bo, region{name: p.name, addr: r.addr + (p.Off - r.off), off: p.Off, size: p.Filesz}, align)...)
-		at = p.Off + p.Filesz
+		at, found = p.Off+p.Filesz, true
+	}
+	if !found {
+		return []region{r}
 	}
 	data(r.off + r.size)
+	return out
+}
+
+// disjoint is regions with the file bytes an earlier region already
+// covers cut away, earlier by file offset and then by place in the list:
+// each byte is scanned once, however a hostile file overlaps its
+// sections or segments (thousands of PT_LOADs over the same bytes listed
+// every string as often, in time that grew with their square). A region
+// partly covered starts past what is covered, its address moved with it;
+// one covered whole is left out. The regions keep their order. A .NET
+// user string, listed whole rather than scanned, is kept as it is.
+func disjoint(regions []region) []region {
+	ordered := true
+	for i := 1; i < len(regions) && ordered; i++ {
+		ordered = regions[i-1].off <= regions[i].off && !regions[i-1].userString && !regions[i].userString &&
+			regions[i-1].size <= regions[i].off-regions[i-1].off
+	}
+	if ordered {
+		return regions // no two overlap: the usual case
+	}
+	order := make([]int, 0, len(regions))
+	for i, r := range regions {
+		if !r.userString {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(regions[a].off, regions[b].off) })
+	cut := slices.Clone(regions)
+	gone := make([]bool, len(regions))
+	var covered uint64 // the file offset up to which bytes are covered
+	for j, i := range order {
+		r := &cut[i]
+		end := r.off + r.size
+		if end < r.off {
+			end = ^uint64(0) // saturated: a size past the end of any file
+		}
+		if j > 0 && covered > r.off {
+			if covered >= end {
+				gone[i] = true
+				continue
+			}
+			d := covered - r.off
+			r.off, r.addr, r.size = covered, r.addr+d, r.size-d
+		}
+		covered = max(covered, end)
+	}
+	out := cut[:0]
+	for i, r := range cut {
+		if !gone[i] {
+			out = append(out, r)
+		}
+	}
 	return out
 }
 

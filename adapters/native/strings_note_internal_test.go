@@ -117,3 +117,36 @@ func TestLoadRegionsParts(t *testing.T) {
 		}
 	}
 }
+
+// disjoint cuts what an earlier region (by offset) covers, moves a cut
+// region's address with its start, drops one covered whole, keeps the
+// list's order, and leaves a .NET user string as it is.
+func TestDisjoint(t *testing.T) {
+	in := []region{
+		{name: "b", addr: 0x2000, off: 200, size: 100},                  // 200-300
+		{name: "a", addr: 0x1000, off: 100, size: 150},                  // 100-250: first by offset
+		{name: "c", addr: 0x3000, off: 220, size: 20},                   // inside a and b
+		{name: "u", addr: 0x4000, off: 210, size: 10, userString: true}, // kept as it is
+		{name: "d", addr: 0x5000, off: 290, size: 30},                   // 290-320
+	}
+	got := disjoint(in)
+	want := []region{
+		{name: "b", addr: 0x2000 + 50, off: 250, size: 50},
+		{name: "a", addr: 0x1000, off: 100, size: 150},
+		{name: "u", addr: 0x4000, off: 210, size: 10, userString: true},
+		{name: "d", addr: 0x5000 + 10, off: 300, size: 20},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("region %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	// Regions in offset order that do not overlap come back as they are.
+	plain := []region{{name: "x", off: 0, size: 10}, {name: "y", off: 10, size: 5}}
+	if out := disjoint(plain); &out[0] != &plain[0] || len(out) != 2 {
+		t.Errorf("an ordered list was copied or changed: %+v", out)
+	}
+}
