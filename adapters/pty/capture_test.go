@@ -1138,3 +1138,41 @@ func TestHandedListenerIsCredited(t *testing.T) {
 	is.Equal(c.ListeningSockets[0].PID, recv)
 	is.True(c.ListeningSockets[0].FirstSeenMS >= 800) // not before it was handed
 }
+
+// A listener whose process exits, leaving it to a child that inherited it
+// across fork, is credited to the child: testdata/handoff's parent listens,
+// forks a child that keeps the socket, and exits; its keeper (the launcher)
+// lives on until the next line. Run alone (three processes, then two: a
+// look reads every process) and beside two sleeps (rea's namespace's
+// listeners listed). Before, the listener stayed the exited parent's.
+func TestListenerLeftToAChildIsCredited(t *testing.T) {
+	for _, beside := range []bool{false, true} {
+		t.Run(fmt.Sprintf("beside=%v", beside), func(t *testing.T) {
+			is := is.New(t)
+			sc := ports.NewCaptureScenario(program(t, "handoff"))
+			if beside {
+				sc = ports.NewCaptureScenario("/bin/sh")
+				sc.Arguments = []string{"-c", "sleep 30 & a=$!; sleep 30 & b=$!; " + program(t, "handoff") + "; kill $a $b"}
+			}
+			sc.Events = []ports.CaptureEvent{{AtMS: 800, Type: ports.EventInput, Data: "\n"}, {AtMS: 1800, Type: ports.EventInput, Data: "\n"}}
+			sc.TimeoutMS = 10000
+			c, port := listenerCapture(t, sc)
+			is.True(strings.Contains(text(c), "parent gone"))
+			is.True(strings.Contains(text(c), "bye"))
+			m := regexp.MustCompile(`parent (\d+) child (\d+)`).FindStringSubmatch(strings.Join(rawText(c), ""))
+			is.True(m != nil)
+			parent, _ := strconv.Atoi(m[1])
+			child, _ := strconv.Atoi(m[2])
+			seen := map[int]ports.CapturedProcess{}
+			for _, p := range c.Processes {
+				seen[p.PID] = p
+			}
+			if seen[parent].PID == 0 || seen[child].PID == 0 || seen[child].LastSeenMS <= seen[parent].LastSeenMS {
+				t.Skip("no look saw the child after the parent exited (the inputs came too close together)")
+			}
+			is.Equal(c.ListeningSockets[0].Port, port)
+			is.Equal(c.ListeningSockets[0].PID, child)
+			is.True(c.ListeningSockets[0].FirstSeenMS < seen[parent].LastSeenMS+1) // first seen while the parent held it
+		})
+	}
+}

@@ -104,8 +104,9 @@ type sampler struct {
 	firstFail  string
 	sockets    map[string]*ports.ListeningSocket
 	sockOrder  []string
-	listeners  map[string]bool // inodes of the sockets recorded as listening
-	foreign    map[string]bool // listening in rea's namespace, held by no process of the capture at the last full scan
+	listeners  map[string]bool    // inodes of the sockets recorded as listening and held by a live process of the capture
+	holders    map[string]procKey // each recorded listener's inode -> the process credited with it
+	foreign    map[string]bool    // listening in rea's namespace, held by no process of the capture at the last full scan
 	scanned    map[procKey]bool
 	sigs       map[procKey]fdSum // each process's fdSig when its descriptors were last read
 	sigNext    int               // where the next look's descriptor sums start (see sumsToCheck)
@@ -141,7 +142,7 @@ func newSampler(launcher int, limit int64, look func() ([]supervisor.Owned, erro
 		netns: netnsOf, netTable: netTableOf, socketInodes: socketInodes, fdSig: fdSums, sockstat: sockstatOf,
 		sigs:  map[procKey]fdSum{},
 		procs: map[procKey]*procRecord{}, sockets: map[string]*ports.ListeningSocket{},
-		unreadable: map[int]string{}, listeners: map[string]bool{},
+		unreadable: map[int]string{}, listeners: map[string]bool{}, holders: map[string]procKey{},
 		foreign: map[string]bool{}, scanned: map[procKey]bool{},
 		nsOf: map[procKey]nsSeen{}, others: map[string]*otherNS{},
 	}
@@ -262,6 +263,7 @@ func (rec *procRecord) setArgv(argv []string, p supervisor.Proc, look int, atMS 
 func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 	s.looks++
 	s.pruneNamespaces(live)
+	released := s.releaseGoneHolders(live)
 	if len(live) <= s.scanAllUpTo {
 		// Every process is read: the next look that lists the listeners
 		// reads again every process it does not skip, and sampleOwnNamespace
@@ -294,12 +296,47 @@ func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 	}
 	others := make(map[string]*otherNS, len(order))
 	for _, ns := range order {
-		others[ns] = s.sampleOtherNamespace(s.others[ns], byNS[ns], atMS)
+		st := s.others[ns]
+		if released && st != nil {
+			st.scanned = nil // a listener lost its holder: every process is read again, once
+		}
+		others[ns] = s.sampleOtherNamespace(st, byNS[ns], atMS)
 	}
 	s.others = others
 	if len(unknown) > 0 && s.ownListeners == nil {
 		s.scanSockets(unknown, atMS, false)
 	}
+}
+
+// releaseGoneHolders forgets, as explained, the recorded listeners whose
+// holder is no longer a live process of the capture (it exited, or is a
+// zombie, which holds no descriptor): a process that listens, hands the
+// socket to a child (inherited across fork, or SCM_RIGHTS) and exits
+// leaves the child serving it. Such a listener is then looked for as a
+// new one: in rea's own namespace it is unexplained while listed, so the
+// look reads every process's descriptors (sampleOwnNamespace); in another
+// every process is read once (sampleOtherNamespace); and record credits
+// whoever holds it now. It reports whether one was released. It costs a
+// map lookup per recorded listener a look, and a read of the descriptors
+// only at a look after a holder of a listener left.
+func (s *sampler) releaseGoneHolders(live []supervisor.Proc) bool {
+	if len(s.holders) == 0 {
+		return false
+	}
+	alive := make(map[procKey]bool, len(live))
+	for _, p := range live {
+		if !p.Dead() {
+			alive[procKey{p.PID, p.Start}] = true
+		}
+	}
+	released := false
+	for in, k := range s.holders {
+		if s.listeners[in] && !alive[k] {
+			delete(s.listeners, in)
+			released = true
+		}
+	}
+	return released
 }
 
 // namespace names p's network namespace, read once for each program image
@@ -447,7 +484,7 @@ func (s *sampler) sampleOwnNamespace(here []supervisor.Proc, atMS int64) bool {
 		scanned[k] = ok // unreadable: read again at the next look
 		for _, in := range inodes {
 			if l, held := byInode[in]; held && !s.listeners[in] {
-				s.record(l.proto, l.listener, p.PID, atMS)
+				s.record(l.proto, l.listener, k, atMS)
 			}
 		}
 	}
@@ -462,16 +499,23 @@ func (s *sampler) sampleOwnNamespace(here []supervisor.Proc, atMS int64) bool {
 	return true
 }
 
-// record records listener l, of protocol proto, held by pid.
-func (s *sampler) record(proto string, l listener, pid int, atMS int64) {
+// record records listener l, of protocol proto, held by the process k
+// (pid k.pid). A listener already recorded whose holder left (see
+// releaseGoneHolders) is credited to k from now on; its first look
+// (FirstSeenMS) stays; the record has no place for the first holder.
+func (s *sampler) record(proto string, l listener, k procKey, atMS int64) {
 	key := proto + " " + l.inode
-	if _, seen := s.sockets[key]; seen {
+	s.listeners[l.inode] = true
+	if ls, seen := s.sockets[key]; seen {
+		if was := s.holders[l.inode]; was != k {
+			s.holders[l.inode], ls.PID = k, k.pid
+		}
 		return
 	}
-	s.listeners[l.inode] = true
+	s.holders[l.inode] = k
 	s.sockets[key] = &ports.ListeningSocket{
 		Protocol: proto, Address: l.addr.String(), Port: l.port,
-		Loopback: l.addr.IsLoopback(), PID: pid, FirstSeenMS: atMS,
+		Loopback: l.addr.IsLoopback(), PID: k.pid, FirstSeenMS: atMS,
 	}
 	s.sockOrder = append(s.sockOrder, key)
 }
@@ -492,8 +536,8 @@ func (s *sampler) record(proto string, l listener, pid int, atMS int64) {
 func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64, sig bool) map[procKey]bool {
 	var order []string
 	read := make(map[procKey]bool, len(live))
-	held := map[string]map[string]int{} // namespace -> socket inode -> the first pid holding it
-	through := map[string]int{}         // namespace -> a pid of it to read its tables through
+	held := map[string]map[string]procKey{} // namespace -> socket inode -> the first process holding it
+	through := map[string]int{}             // namespace -> a pid of it to read its tables through
 	for _, p := range live {
 		ns := ""
 		inodes, ok := s.readSockets(p, sig)
@@ -510,11 +554,11 @@ func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64, sig bool) map[
 				}
 				if held[ns] == nil {
 					order = append(order, ns)
-					held[ns], through[ns] = map[string]int{}, p.PID
+					held[ns], through[ns] = map[string]procKey{}, p.PID
 				}
 			}
 			if _, ok := held[ns][in]; !ok {
-				held[ns][in] = p.PID
+				held[ns][in] = procKey{p.PID, p.Start}
 			}
 		}
 	}
@@ -525,11 +569,11 @@ func (s *sampler) scanSockets(live []supervisor.Proc, atMS int64, sig bool) map[
 				continue
 			}
 			for _, l := range parseListeners(proto, b) {
-				pid, ok := held[ns][l.inode]
+				k, ok := held[ns][l.inode]
 				if !ok {
 					continue
 				}
-				s.record(proto, l, pid, atMS)
+				s.record(proto, l, k, atMS)
 			}
 		}
 	}

@@ -493,3 +493,88 @@ func TestHandedListenerIsCreditedAtTheNextLook(t *testing.T) {
 		})
 	}
 }
+
+// A listener whose holder exits, leaving it to a child that inherited it
+// (and that an earlier look already read), is credited to the child at the
+// next look, in rea's own namespace (its listeners listed), in another
+// (its counters unchanged: a socket changing hands changes none) and at a
+// look at one or two processes. A zombie holds no descriptor: its
+// listener is looked for as soon as it is one. Before, the listener stayed
+// the first holder's, which had exited.
+func TestListenerLeftToAChildIsCreditedToIt(t *testing.T) {
+	const sh, a, c = 5000061, 5000062, 5000063
+	const header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+	table := header + "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 900 1 0 100 0 0 10 0\n"
+	proc := func(pid, ppid int, start uint64, state byte) supervisor.Proc {
+		return supervisor.Proc{PID: pid, PPID: ppid, PGID: sh, SID: sh, Start: start, State: state, Comm: "x"}
+	}
+	for _, mode := range []string{"own", "other", "few"} {
+		for _, zombie := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s zombie=%v", mode, zombie), func(t *testing.T) {
+				is := is.New(t)
+				base := map[int]supervisor.Proc{sh: proc(sh, 1, 100, 'S')}
+				if mode == "few" {
+					base = map[int]supervisor.Proc{} // a is the launcher
+				}
+				with := func(ps ...supervisor.Proc) map[int]supervisor.Proc {
+					out := map[int]supervisor.Proc{}
+					for k, v := range base {
+						out[k] = v
+					}
+					for _, p := range ps {
+						out[p.PID] = p
+					}
+					return out
+				}
+				gone := with(proc(c, a, 102, 'S'))
+				if zombie {
+					gone = with(proc(a, sh, 101, 'Z'), proc(c, a, 102, 'S'))
+				}
+				looks := []map[int]supervisor.Proc{
+					with(proc(a, sh, 101, 'S')),                       // a listens
+					with(proc(a, sh, 101, 'S'), proc(c, a, 102, 'S')), // c inherits it
+					gone, // a exits (or is a zombie)
+					gone,
+				}
+				i := 0
+				s := newSampler(sh, 1000, func() ([]supervisor.Owned, error) { return owned(looks[i]), nil })
+				s.argv = func(int) ([]string, bool) { return []string{"x"}, true }
+				s.netns = func(int) (string, error) { return "net:[1]", nil }
+				s.sockstat = func(int) (string, error) { return "sockets: 3 TCP: 1", nil }
+				s.fdSig = func(int, bool) (uint64, bool) { return 1, true }
+				s.socketInodes = func(pid int) ([]string, bool) {
+					if looks[i][pid].State == 'S' && (pid == a || pid == c) {
+						return []string{"900"}, true
+					}
+					return nil, true
+				}
+				s.netTable = func(_ int, proto string) ([]byte, error) {
+					if proto == "tcp" {
+						return []byte(table), nil
+					}
+					return []byte(header), nil
+				}
+				switch mode {
+				case "own":
+					s.ownNS, s.scanAllUpTo = "net:[1]", 0
+					s.ownListeners = func() ([]protoListener, error) {
+						return []protoListener{{proto: "tcp", listener: listener{addr: net.IPv4(127, 0, 0, 1).To4(), port: 8080, inode: "900"}}}, nil
+					}
+				case "other":
+					s.ownListeners, s.scanAllUpTo = nil, 0
+				case "few":
+					s.ownNS, s.scanAllUpTo = "net:[1]", 2
+				}
+				credited := []int{}
+				for i = range looks {
+					s.sample(int64(i) * 50)
+					credited = append(credited, s.listening()[0].PID)
+				}
+				is.Equal(credited, []int{a, a, c, c})
+				got := s.listening()
+				is.Equal(len(got), 1)
+				is.Equal([]int{got[0].Port, int(got[0].FirstSeenMS)}, []int{8080, 0})
+			})
+		}
+	}
+}
