@@ -59,4 +59,12 @@ func TestExposedAPIMemberInvokesItsChannel(t *testing.T) {
 	if !slices.Contains(in, want) {
 		t.Errorf("incoming trace from shell.openExternal:\n got %q\nwant a path %q", in, want)
 	}
+	// A method member is a member of the API: window.prefs {get}.
+	var prefs []string
+	for _, p := range traceOf(t, s, ev, map[string]any{"kind": "module", "value": "settings.js"}, "outgoing") {
+		prefs = append(prefs, strings.Join(p.Labels, " > "))
+	}
+	if want := `settings.js > window.prefs {get} > ipc prefs:get`; !slices.ContainsFunc(prefs, func(p string) bool { return strings.HasPrefix(p, want) }) {
+		t.Errorf("outgoing trace from settings.js:\n got %q\nwant a path from %q", prefs, want)
+	}
 }
