@@ -25,6 +25,7 @@ type fnArg struct {
 	span      [2]int // the recorded calls its body holds, [first, end)
 	imp       alias  // a binding imported from another file: no body
 	prop      string // the key of the object argument's member it is (noteMemberFuncs)
+	lit       bool   // of a const object literal the argument names: kept while rendered as it
 	why       string // why the function it names is not known (reassign.go)
 	// a const object's member passed by its path (reassign.go): which,
 	// the assignments to it seen then, and whether the call is in a function
@@ -248,6 +249,9 @@ func (w *walker) exitFunc(n tjs.INode) {
 // (ports.JSFacts.Functions), a declaration's once the walk has seen it.
 func (w *walker) resolveFunctions() {
 	for _, fa := range w.fnPending {
+		if fa.lit && w.f.Calls[fa.call].Args[fa.arg].Kind != ports.JSValObject {
+			continue // given back as a name (settleObjects): not that literal
+		}
 		if why := w.reassignedLater(fa); why != "" {
 			a := &w.f.Calls[fa.call].Args[fa.arg]
 			a.Kind, a.Offset = ports.JSValName, -1 // Value keeps the member's path

@@ -59,4 +59,77 @@ func TestExposedAPIMemberInvokesItsChannel(t *testing.T) {
 	if !slices.Contains(in, want) {
 		t.Errorf("incoming trace from shell.openExternal:\n got %q\nwant a path %q", in, want)
 	}
+	// A method member is a member of the API: window.prefs {get}.
+	var prefs []string
+	for _, p := range traceOf(t, s, ev, map[string]any{"kind": "module", "value": "settings.js"}, "outgoing") {
+		prefs = append(prefs, strings.Join(p.Labels, " > "))
+	}
+	if want := `settings.js > window.prefs {get} > ipc prefs:get`; !slices.ContainsFunc(prefs, func(p string) bool { return strings.HasPrefix(p, want) }) {
+		t.Errorf("outgoing trace from settings.js:\n got %q\nwant a path from %q", prefs, want)
+	}
+}
+
+// A preload that binds its API to a const object literal before exposing
+// it (const api = {...}; contextBridge.exposeInMainWorld("api", api)), the
+// commonest way preloads are written, links each member to the channel
+// its function invokes, as an inline object does: an arrow, a method and
+// a const arrow named in the literal. The const-object rules hold: a let
+// binding, a const object whose member is assigned after the call, and a
+// const declared after the function that exposes it are not followed, so
+// their preload file invokes the channel. An outgoing trace from the
+// renderer's window.api.save call reaches the main process's handler.
+// Before, only an object written in the call was linked: every channel
+// here was the preload file's, and the trace stopped at window.api.
+func TestJSAppExposedConstObject(t *testing.T) {
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"constapi","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": `const { app, BrowserWindow, ipcMain } = require("electron");
+const fs = require("fs");
+const path = require("path");
+app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: path.join(__dirname, "preload.js") } }).loadFile("index.html"));
+ipcMain.handle("notes:save", (event, n) => fs.writeFileSync("/tmp/constapi/notes.txt", n));
+`,
+		"preload.js": `const { contextBridge, ipcRenderer } = require("electron");
+const open = (p) => ipcRenderer.invoke("notes:open", p);
+const api = {
+  save: (n) => ipcRenderer.invoke("notes:save", n),
+  list() { return ipcRenderer.invoke("notes:list"); },
+  open,
+};
+contextBridge.exposeInMainWorld("api", api);
+let loose = { ping: () => ipcRenderer.send("x:ping") };
+contextBridge.exposeInMainWorld("loose", loose);
+const changed = { go: () => ipcRenderer.send("x:go") };
+contextBridge.exposeInMainWorld("changed", changed);
+changed.go = () => ipcRenderer.send("x:other");
+function early() { contextBridge.exposeInMainWorld("early", later); }
+const later = { run: () => ipcRenderer.send("x:run") };
+early();
+`,
+		"index.html":  `<!doctype html><script src="renderer.js"></script>`,
+		"renderer.js": "document.querySelector(\"button\").onclick = () => window.api.save(\"hello\");\n",
+	})})
+	g, label := labelledGraph(t, ev)
+	var got []string
+	for _, e := range g.Edges {
+		if e.Relation == "invokes" || e.Relation == "sends" {
+			m, _ := e.Properties["member"].(string)
+			got = append(got, label[e.SourceNodeID]+" "+m+" > "+label[e.TargetNodeID])
+		}
+	}
+	slices.Sort(got)
+	want := []string{"api list > notes:list", "api open > notes:open", "api save > notes:save",
+		"preload.js  > x:go", "preload.js  > x:other", "preload.js  > x:ping", "preload.js  > x:run"}
+	if !slices.Equal(got, want) {
+		t.Errorf("invokes and sends:\n got %q\nwant %q", got, want)
+	}
+	var out []string
+	for _, p := range traceOf(t, s, ev, map[string]any{"kind": "module", "value": "renderer.js"}, "outgoing") {
+		out = append(out, strings.Join(p.Labels, " > ")+" | "+strings.Join(p.Relations, ", "))
+	}
+	wantPath := `renderer.js > window.api {list, open, save} > ipc notes:save > function ipcMain.handle("notes:save") handler in main.js > fs /tmp/constapi/notes.txt | calls, invokes, handles, persists_to`
+	if !slices.Contains(out, wantPath) {
+		t.Errorf("outgoing trace from renderer.js:\n got %q\nwant a path %q", out, wantPath)
+	}
 }

@@ -1080,6 +1080,13 @@ func (b *jsappBuilder) expose(a *jsAsset, i int, c ports.JSCall) {
 		for _, p := range c.Args[1].Props {
 			members = append(members, p.Key)
 		}
+		// A method ({get(k) {...}}) is no property of the rendered
+		// object; its function is (ports.JSFunction.Prop).
+		for _, f := range a.facts.Functions {
+			if f.Call == i && f.Arg == 1 && f.Prop != "" && !slices.Contains(members, f.Prop) {
+				members = append(members, f.Prop)
+			}
+		}
 	}
 	sort.Strings(members)
 	id := b.g.node("context-bridge-api", b.localKey("context-bridge", name), name, map[string]any{"world_key": name, "members": strSlice(members), "exposed_by": a.path}, b.at(a, off))
