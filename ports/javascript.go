@@ -326,8 +326,10 @@ type JSFunction struct {
 	First, End     int
 	Module, Member string
 	// Prop is set for a function written as a member of an object
-	// argument of contextBridge.exposeInMainWorld ({open: (p) => ...}):
-	// its key. Arg is then the object's argument.
+	// argument of contextBridge.exposeInMainWorld ({open: (p) => ...}),
+	// or of the const object literal the argument names (const api =
+	// {...} declared before the call): its key. Arg is then the object's
+	// argument.
 	Prop string
 	// Unknown says why the function an argument names is not known
 	// (handlers.open assigned in a function after the const literal);

@@ -110,15 +110,7 @@ early();
 		"index.html":  `<!doctype html><script src="renderer.js"></script>`,
 		"renderer.js": "document.querySelector(\"button\").onclick = () => window.api.save(\"hello\");\n",
 	})})
-	g, label := labelledGraph(t, ev)
-	var got []string
-	for _, e := range g.Edges {
-		if e.Relation == "invokes" || e.Relation == "sends" {
-			m, _ := e.Properties["member"].(string)
-			got = append(got, label[e.SourceNodeID]+" "+m+" > "+label[e.TargetNodeID])
-		}
-	}
-	slices.Sort(got)
+	got := channelEdges(t, ev)
 	want := []string{"api list > notes:list", "api open > notes:open", "api save > notes:save",
 		"preload.js  > x:go", "preload.js  > x:other", "preload.js  > x:ping", "preload.js  > x:run"}
 	if !slices.Equal(got, want) {

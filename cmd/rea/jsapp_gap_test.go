@@ -185,15 +185,7 @@ ipcRenderer.send("x:ready");
 ipcRenderer.send("x:loaded");
 exports.more = (p) => ipcRenderer.invoke("x:more", p);
 `})})
-	g, label := labelledGraph(t, ev)
-	var got []string
-	for _, e := range g.Edges {
-		if e.Relation == "invokes" || e.Relation == "sends" {
-			m, _ := e.Properties["member"].(string)
-			got = append(got, label[e.SourceNodeID]+" "+m+" > "+label[e.TargetNodeID])
-		}
-	}
-	slices.Sort(got)
+	got := channelEdges(t, ev)
 	want := []string{"api more > x:more", "api open > x:open", "api save > x:save", "preload.js  > x:ready", "preload2.js  > x:loaded"}
 	if !slices.Equal(got, want) {
 		t.Errorf("invokes and sends:\n got %q\nwant %q", got, want)
@@ -320,6 +312,23 @@ later.open = (e) => fs.readFileSync("/tmp/ra/later.txt");
 
 // labelledGraph decodes an analysis record's graph and maps each labelled
 // node's ID to its label.
+// channelEdges are the graph's invokes and sends edges as "SOURCE MEMBER >
+// CHANNEL" (the member an exposed API's call goes through, or none),
+// sorted.
+func channelEdges(t *testing.T, ev *core.Evidence) []string {
+	t.Helper()
+	g, label := labelledGraph(t, ev)
+	var got []string
+	for _, e := range g.Edges {
+		if e.Relation == "invokes" || e.Relation == "sends" {
+			m, _ := e.Properties["member"].(string)
+			got = append(got, label[e.SourceNodeID]+" "+m+" > "+label[e.TargetNodeID])
+		}
+	}
+	slices.Sort(got)
+	return got
+}
+
 func labelledGraph(t *testing.T, ev *core.Evidence) (*jsapp.Graph, map[string]string) {
 	t.Helper()
 	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
