@@ -77,11 +77,8 @@ func TestLookReadsOnlyWhatItNeeds(t *testing.T) {
 	is := is.New(t)
 	// A stranger in a session of its own, born at least a clock tick
 	// before the launcher: the wait is on /proc/uptime, not on a delay.
-	stranger := exec.Command("sleep", "30")
-	stranger.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	is.NoErr(stranger.Start())
-	t.Cleanup(func() { stranger.Process.Kill(); stranger.Wait() })
-	born, err := supervisor.StartTicks(stranger.Process.Pid)
+	pid, _, _ := startStranger(t)
+	born, err := supervisor.StartTicks(pid)
 	is.NoErr(err)
 	for uptimeTicks(t) <= born+1 {
 		time.Sleep(5 * time.Millisecond)
@@ -97,7 +94,7 @@ func TestLookReadsOnlyWhatItNeeds(t *testing.T) {
 	}
 	// Read at the first look, and again only if the kernel dropped its
 	// /proc directory from its cache (it then gives it a new inode).
-	is.True(reads(stranger.Process.Pid) < looks)
+	is.True(reads(pid) < looks)
 	is.Equal(reads(r.PID()), looks) // the run's, read at every look
 	is.Equal(reads(pids[0]), looks)
 	is.NoErr(r.Cleanup(context.Background()))
@@ -172,10 +169,7 @@ func TestStrangerIsReadOnceWhileItsParentLives(t *testing.T) {
 	reads := supervisor.CountStatReads(r)
 	// The test's child, born after the launcher, in a session of its own
 	// (the launcher's is the test's).
-	stranger := exec.Command("sleep", "30")
-	stranger.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	is.NoErr(stranger.Start())
-	t.Cleanup(func() { stranger.Process.Kill(); stranger.Wait() })
+	pid, _, _ := startStranger(t)
 	const looks = 5
 	for range looks {
 		owned, err := r.Look(context.Background())
@@ -184,7 +178,7 @@ func TestStrangerIsReadOnceWhileItsParentLives(t *testing.T) {
 	}
 	// Read at the first look, and again only if the kernel dropped its
 	// /proc directory from its cache (it then gives it a new inode).
-	is.True(reads(stranger.Process.Pid) < looks)
+	is.True(reads(pid) < looks)
 	is.Equal(reads(os.Getpid()), looks) // its parent, read at every look
 	is.NoErr(r.Cleanup(context.Background()))
 	checkGone(t, r, nil)
@@ -298,16 +292,13 @@ func TestStrangerPastTheBoundIsRechecked(t *testing.T) {
 	defer supervisor.SetMaxStrangerFDs(0)()
 	r, _ := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "1"))
 	reads := supervisor.CountStatReads(r)
-	stranger := exec.Command("sleep", "30")
-	stranger.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	is.NoErr(stranger.Start())
-	t.Cleanup(func() { stranger.Process.Kill(); stranger.Wait() })
+	pid, _, _ := startStranger(t)
 	const looks = 4*supervisor.StrangerRecheckLooks + 1
 	for range looks {
 		_, err := r.Look(context.Background())
 		is.NoErr(err)
 	}
-	is.True(reads(stranger.Process.Pid) >= 5) // the first look and every recheck
+	is.True(reads(pid) >= 5) // the first look and every recheck
 	is.Equal(supervisor.WatchedStrangers(r), 0)
 	is.NoErr(r.Cleanup(context.Background()))
 	checkGone(t, r, nil)
