@@ -2,6 +2,7 @@ package js
 
 import (
 	"slices"
+	"strings"
 
 	tjs "github.com/tdewolff/parse/v2/js"
 )
@@ -85,6 +86,12 @@ func (w *walker) noteObjectWrite(x tjs.IExpr) {
 	if _, ok := x.(*tjs.Var); ok {
 		return // the binding itself: a const cannot be assigned
 	}
+	w.markWritten(x)
+}
+
+// markWritten notes that the const object literal a member path x starts
+// from (if any) is changed in place.
+func (w *walker) markWritten(x tjs.IExpr) {
 	if r := pathRoot(x); r != nil && w.constLits[r] != nil {
 		if w.litWritten == nil {
 			w.litWritten = map[*tjs.Var]bool{}
@@ -107,21 +114,8 @@ func (w *walker) noteObjectCall(path string, args []tjs.Arg) {
 	if len(args) == 0 {
 		return
 	}
-	last := path
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '.' {
-			last = path[i+1:]
-			break
-		}
-	}
-	if !mutators[last] {
-		return
-	}
-	if r := pathRoot(args[0].Value); r != nil && w.constLits[r] != nil {
-		if w.litWritten == nil {
-			w.litWritten = map[*tjs.Var]bool{}
-		}
-		w.litWritten[r] = true
+	if mutators[path[strings.LastIndexByte(path, '.')+1:]] {
+		w.markWritten(args[0].Value)
 	}
 }
 
