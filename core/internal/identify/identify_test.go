@@ -78,3 +78,68 @@ func TestClassifyDotNet(t *testing.T) {
 		is.Equal(arch, "x86_64")
 	}
 }
+
+// readCounter counts the reads of a file.
+type readCounter struct {
+	r     *bytes.Reader
+	reads int
+}
+
+func (c *readCounter) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	return c.r.ReadAt(p, off)
+}
+
+// elfWithHeaders is a 64-bit little-endian ET_DYN whose program header
+// table holds n PT_LOADs and then, when interp, a PT_INTERP.
+func elfWithHeaders(n int, interp bool) []byte {
+	count := n
+	if interp {
+		count++
+	}
+	b := make([]byte, 64+56*count)
+	copy(b, "\x7fELF\x02\x01\x01")
+	le := func(at int, v uint64, size int) {
+		for i := range size {
+			b[at+i] = byte(v >> (8 * i))
+		}
+	}
+	le(16, 3, 2)  // ET_DYN
+	le(18, 62, 2) // x86-64
+	le(32, 64, 8) // phoff
+	le(54, 56, 2) // phentsize
+	le(56, uint64(count), 2)
+	for i := range count {
+		typ := uint64(1) // PT_LOAD
+		if i == n {
+			typ = 3 // PT_INTERP
+		}
+		le(64+56*i, typ, 4)
+	}
+	return b
+}
+
+// TestProgramHeadersAreReadByWindow: a position-independent executable is
+// told from a shared library by its PT_INTERP, wherever it lies in the
+// table, and the table is read a window at a time: it was one read per
+// header, 60,000 system calls for a hostile file's table.
+func TestProgramHeadersAreReadByWindow(t *testing.T) {
+	is := is.New(t)
+	for _, interp := range []bool{true, false} {
+		b := elfWithHeaders(3000, interp) // 168 KB of headers: three windows
+		c := &readCounter{r: bytes.NewReader(b)}
+		format, kind, arch := identify.Classify(c, int64(len(b)), b[:min(len(b), 4096)], "/x/prog")
+		is.Equal(format, "elf")
+		is.Equal(arch, "x86_64")
+		if interp {
+			is.Equal(kind, "executable")
+		} else {
+			is.Equal(kind, "shared-library")
+		}
+		is.True(c.reads <= 8)
+	}
+	// A table cut by the end of the file: the headers present are read.
+	b := elfWithHeaders(10, true)
+	_, kind, _ := identify.Classify(bytes.NewReader(b[:len(b)-50]), int64(len(b)-50), b[:64], "/x/prog")
+	is.Equal(kind, "executable")
+}
