@@ -374,10 +374,7 @@ type graphBuilder struct {
 	// asked for, by path under fsRoot, with their stamps when opened (nil:
 	// absent or not a regular file); under mu. pages.go fingerprints them.
 	companions map[string]*fileStamp
-	// The walk's directory descriptors (listWalked): the directories
-	// holding one, under mu, and how many more may be held.
-	heldDirs []*Item
-	holdLeft atomic.Int64
+	heldDirs   []*Item // the walk's directories holding a descriptor (listWalked), under mu
 	// settledCut is the change time before which a walked directory is
 	// settled (list_linux.go), 0 when none is; rootDev is the root's device.
 	settledCut int64

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -62,13 +64,25 @@ func (b *graphBuilder) listDir(rel string, sc *listScratch) ([]dirEntry, error) 
 
 // The walk holds each directory's descriptor from its listing to the end
 // of the recheck (up to maxHeld of them, and a quarter of the process's
-// open-file limit): a subdirectory and a file are opened beneath their
+// open-file limit, for all the inventories running at once): a subdirectory and a file are opened beneath their
 // directory's descriptor, one name for the kernel to resolve where from
 // the root it resolves the whole path again, and the recheck stat's a
 // settled directory's entries beneath it without opening or listing it
 // again (recheckSettled). A directory not held is opened from the root,
 // as before, and listed again by the recheck.
 const maxHeld = 16384
+
+// heldLeft is how many more directory descriptors the process's walks may
+// hold (heldBudget sets it once).
+var (
+	heldLeft   atomic.Int64
+	heldBudget = sync.OnceFunc(func() {
+		var lim syscall.Rlimit
+		if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil {
+			heldLeft.Store(int64(min(lim.Cur/4, maxHeld)))
+		}
+	})
+)
 
 // settleWindow is how long before the walk began a directory must have
 // changed last for the recheck to take its change time as the proof that
@@ -89,10 +103,7 @@ var ctimeFS = [...]int64{0xEF53, 0x58465342, 0x9123683E, 0x01021994, 0xF2F52010}
 // stat, taken before its listing as its subdirectories' are in theirs.
 func (b *graphBuilder) prepareHeld() {
 	start := time.Now().UnixNano() // before any stat of the walk
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil {
-		b.holdLeft.Store(int64(min(lim.Cur/4, maxHeld)))
-	}
+	heldBudget()
 	if b.fsDir == nil {
 		return
 	}
@@ -138,7 +149,8 @@ func (b *graphBuilder) listWalked(dir, parent *Item, sc *listScratch) ([]dirEntr
 
 // hold keeps fd as dir's descriptor, if the budget allows.
 func (b *graphBuilder) hold(dir *Item, fd int) bool {
-	if b.holdLeft.Add(-1) < 0 {
+	if heldLeft.Add(-1) < 0 {
+		heldLeft.Add(1)
 		return false
 	}
 	dir.held = int32(fd + 1)
@@ -160,6 +172,7 @@ func (b *graphBuilder) closeHeld() {
 		d.held = 0
 		syscall.Close(fd)
 	}
+	heldLeft.Add(int64(len(dirs)))
 }
 
 // recheckSettled checks a settled, held directory's entries (recheckDirs):

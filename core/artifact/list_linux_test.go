@@ -185,13 +185,48 @@ func TestRecheckListsUnsettled(t *testing.T) {
 	}
 	g.Close()
 	settleWindow = 0
-	was := noOpenat2.Swap(true) // nothing is held: every directory is opened through os.Root
+	// Nothing held: no descriptor left to the process, or every directory
+	// opened through os.Root.
+	heldBudget()
+	left := heldLeft.Swap(0)
+	g = build()
+	heldLeft.Store(left)
+	if n := g.b.relisted.Load(); n != int64(dirs) {
+		t.Errorf("no descriptor left: %d of %d directories listed again", n, dirs)
+	}
+	g.Close()
+	was := noOpenat2.Swap(true)
 	defer noOpenat2.Store(was)
 	g = build()
 	if n := g.b.relisted.Load(); n != int64(dirs) {
-		t.Errorf("%d of %d directories listed again", n, dirs)
+		t.Errorf("without openat2: %d of %d directories listed again", n, dirs)
 	}
 	g.Close()
+}
+
+// TestHeldGivenBack: the descriptors a walk held are closed and given
+// back to the process's budget when the inventory ends, built or failed.
+func TestHeldGivenBack(t *testing.T) {
+	dir := walkTree(t)
+	heldBudget()
+	left := heldLeft.Load()
+	for _, lim := range []int{defaultArtifactLimits.MaxEntries, 5} {
+		l := defaultArtifactLimits
+		l.MaxEntries = lim
+		g, err := Build(context.Background(), Request{Op: "inventory_artifact", Path: dir, Policy: IntegrityFail, Limits: l, KeepOpen: true})
+		if (err != nil) != (lim == 5) {
+			t.Fatalf("max_entries %d: %v", lim, err)
+		}
+		if n := heldLeft.Load(); n != left {
+			t.Errorf("max_entries %d: %d descriptors left after, %d before", lim, n, left)
+		}
+		if g != nil {
+			if len(g.b.heldDirs) != 0 {
+				t.Errorf("%d directories still held", len(g.b.heldDirs))
+			}
+			g.Close()
+		}
+	}
 }
 
 // TestReadBeneathHeldDirectory: a file is read beneath the descriptor its
