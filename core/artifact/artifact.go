@@ -294,6 +294,9 @@ type Item struct {
 	link                         string
 	special                      string    // a non-regular file-system entry's type
 	stamp                        fileStamp // file-system stat fingerprint
+	node                         fsNode    // the walk's inode and change time (recheckSettled)
+	held                         int32     // a walked directory's descriptor plus one, while held (listWalked); 0: none
+	settled                      bool      // a walked directory changed last before the walk (settledCut)
 
 	// observed
 	Hashed   bool
@@ -371,6 +374,12 @@ type graphBuilder struct {
 	// asked for, by path under fsRoot, with their stamps when opened (nil:
 	// absent or not a regular file); under mu. pages.go fingerprints them.
 	companions map[string]*fileStamp
+	heldDirs   []*Item // the walk's directories holding a descriptor (listWalked), under mu
+	// settledCut is the change time before which a walked directory is
+	// settled (list_linux.go), 0 when none is; rootDev is the root's device.
+	settledCut int64
+	rootDev    uint64
+	relisted   atomic.Int64 // directories the recheck listed again
 }
 
 func (b *graphBuilder) close() {
@@ -389,6 +398,7 @@ func (b *graphBuilder) close() {
 		}
 	}
 	b.boxes = nil
+	b.closeHeld()
 	if b.fsDir != nil {
 		b.fsDir.Close()
 		b.fsDir = nil
@@ -965,6 +975,11 @@ func artSize(it *Item) int64 {
 
 // open returns an item's bytes as they are now.
 func (b *graphBuilder) open(ctx context.Context, it *Item) (io.ReadCloser, error) {
+	if it.box == nil && it.parent != nil && it.parent.held > 0 {
+		if rc, ok := openReadAt(int(it.parent.held-1), it.name); ok {
+			return rc, nil
+		}
+	}
 	return b.openAt(ctx, it.Path, it.fsRel, it.inner, it.box)
 }
 

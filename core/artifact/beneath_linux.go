@@ -50,7 +50,19 @@ func openBeneath(dir *os.File, name string) (f *os.File, ok bool) {
 // openBeneath's would be, and for anything but a regular file: the caller
 // then opens through openRegular, which gives the error.
 func openReadBeneath(dir *os.File, name string) (rc io.ReadCloser, ok bool) {
-	fd, ok := openat2Beneath(dir, name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC)
+	if dir == nil {
+		return nil, false
+	}
+	return openReadAt(int(dir.Fd()), name)
+}
+
+// openReadAt is openReadBeneath beneath the directory descriptor at: a
+// walked directory's, held open since its listing (listWalked), from which
+// the kernel resolves one name where from the root it resolves every
+// component of the path again. The descriptor's directory was itself
+// opened beneath the root; a name resolved beneath it cannot leave it.
+func openReadAt(at int, name string) (rc io.ReadCloser, ok bool) {
+	fd, ok := openat2At(at, name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC)
 	if !ok {
 		return nil, false
 	}
@@ -110,7 +122,14 @@ func openDirBeneath(dir *os.File, name string) (fd int, ok bool) {
 }
 
 func openat2Beneath(dir *os.File, name string, flags int) (int, bool) {
-	if dir == nil || noOpenat2.Load() {
+	if dir == nil {
+		return -1, false
+	}
+	return openat2At(int(dir.Fd()), name, flags)
+}
+
+func openat2At(at int, name string, flags int) (int, bool) {
+	if noOpenat2.Load() {
 		return -1, false
 	}
 	p, err := syscall.BytePtrFromString(name)
@@ -118,7 +137,7 @@ func openat2Beneath(dir *os.File, name string, flags int) (int, bool) {
 		return -1, false
 	}
 	how := openHow{flags: uint64(flags), resolve: resolveBeneath | resolveNoMagiclinks}
-	fd, _, errno := syscall.Syscall6(sysOpenat2, dir.Fd(), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
+	fd, _, errno := syscall.Syscall6(sysOpenat2, uintptr(at), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
 	if errno != 0 {
 		if errno == syscall.ENOSYS || errno == syscall.EPERM {
 			noOpenat2.Store(true)

@@ -5,10 +5,15 @@ package artifact
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -51,13 +56,166 @@ func (b *graphBuilder) listDir(rel string, sc *listScratch) ([]dirEntry, error) 
 			return nil, err
 		}
 		defer f.Close()
-		return listFD(int(f.Fd()), rel, sc)
+		return b.listFD(int(f.Fd()), rel, sc)
 	}
 	defer syscall.Close(fd)
-	return listFD(fd, rel, sc)
+	return b.listFD(fd, rel, sc)
 }
 
-func listFD(fd int, rel string, sc *listScratch) ([]dirEntry, error) {
+// The walk holds each directory's descriptor from its listing to the end
+// of the recheck (up to maxHeld of them, and a quarter of the process's
+// open-file limit, for all the inventories running at once): a subdirectory and a file are opened beneath their
+// directory's descriptor, one name for the kernel to resolve where from
+// the root it resolves the whole path again, and the recheck stat's a
+// settled directory's entries beneath it without opening or listing it
+// again (recheckSettled). A directory not held is opened from the root,
+// as before, and listed again by the recheck.
+const maxHeld = 16384
+
+// heldLeft is how many more directory descriptors the process's walks may
+// hold (heldBudget sets it once).
+var (
+	heldLeft   atomic.Int64
+	heldBudget = sync.OnceFunc(func() {
+		var lim syscall.Rlimit
+		if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil {
+			heldLeft.Store(int64(min(lim.Cur/4, maxHeld)))
+		}
+	})
+)
+
+// settleWindow is how long before the walk began a directory must have
+// changed last for the recheck to take its change time as the proof that
+// its names did not change (recheckSettled): twice the coarsest
+// change-time step of the file systems in ctimeFS (a second, ext4 inodes
+// of 128 bytes). A variable for the tests.
+var settleWindow = 2 * time.Second
+
+// ctimeFS are the file systems (statfs magic) whose change times the
+// kernel itself sets, from its clock, on every change: ext2/3/4, XFS,
+// Btrfs, tmpfs and F2FS. On others (NFS, whose times are the server's,
+// FUSE, a user program's, overlay, vfat, ...) every directory is listed again.
+var ctimeFS = [...]int64{0xEF53, 0x58465342, 0x9123683E, 0x01021994, 0xF2F52010}
+
+// prepareHeld readies the walk's descriptors before anything is listed:
+// how many may be held, and, on a file system of ctimeFS, the change time
+// before which a directory is settled (settledCut) and the root's own
+// stat, taken before its listing as its subdirectories' are in theirs.
+func (b *graphBuilder) prepareHeld() {
+	start := time.Now().UnixNano() // before any stat of the walk
+	heldBudget()
+	if b.fsDir == nil {
+		return
+	}
+	fd := int(b.fsDir.Fd())
+	var sfs syscall.Statfs_t
+	var st syscall.Stat_t
+	if syscall.Fstatfs(fd, &sfs) != nil || !slices.Contains(ctimeFS[:], int64(sfs.Type)) || syscall.Fstat(fd, &st) != nil {
+		return
+	}
+	b.settledCut, b.rootDev = start-settleWindow.Nanoseconds(), st.Dev
+	e := b.entryOf(&st)
+	b.root.stamp, b.root.node, b.root.settled = e.stamp(), e.node, e.settled
+}
+
+// entryOf makes a listing's entry (but its name) of its lstat.
+func (b *graphBuilder) entryOf(st *syscall.Stat_t) dirEntry {
+	ctime := st.Ctim.Sec*1e9 + st.Ctim.Nsec
+	return dirEntry{mode: statMode(st.Mode), size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec,
+		node: fsNode{ino: st.Ino, ctime: ctime}, settled: ctime < b.settledCut && st.Dev == b.rootDev}
+}
+
+// listWalked lists dir, an entry of parent's (nil for the root), for the
+// walk: beneath parent's held descriptor when it has one, and holds dir's
+// while the budget allows.
+func (b *graphBuilder) listWalked(dir, parent *Item, sc *listScratch) ([]dirEntry, error) {
+	const flags = syscall.O_RDONLY | syscall.O_DIRECTORY | syscall.O_CLOEXEC
+	rel := dir.fsRelDir()
+	fd, ok := -1, false
+	if parent != nil && parent.held > 0 {
+		fd, ok = openat2At(int(parent.held-1), dir.name, flags)
+	}
+	if !ok {
+		if fd, ok = openDirBeneath(b.fsDir, rel); !ok {
+			return b.listDir(rel, sc)
+		}
+	}
+	ents, err := b.listFD(fd, rel, sc)
+	if err != nil || !b.hold(dir, fd) {
+		syscall.Close(fd)
+	}
+	return ents, err
+}
+
+// hold keeps fd as dir's descriptor, if the budget allows.
+func (b *graphBuilder) hold(dir *Item, fd int) bool {
+	if heldLeft.Add(-1) < 0 {
+		heldLeft.Add(1)
+		return false
+	}
+	dir.held = int32(fd + 1)
+	b.mu.Lock()
+	b.heldDirs = append(b.heldDirs, dir)
+	b.mu.Unlock()
+	return true
+}
+
+// closeHeld closes the directories' descriptors; their entries are opened
+// from the root after.
+func (b *graphBuilder) closeHeld() {
+	b.mu.Lock()
+	dirs := b.heldDirs
+	b.heldDirs = nil
+	b.mu.Unlock()
+	for _, d := range dirs {
+		fd := int(d.held - 1)
+		d.held = 0
+		syscall.Close(fd)
+	}
+	heldLeft.Add(int64(len(dirs)))
+}
+
+// recheckSettled checks a settled, held directory's entries (recheckDirs):
+// each stat'ed by name beneath its descriptor must have the walk's stamp
+// and node; the root's own stat is compared too (a subdirectory's is its
+// parent's entry). ok is false for any other directory: it is listed
+// again. n is the entries found unchanged.
+func (b *graphBuilder) recheckSettled(dir *Item, w *recheckScratch, note func(recheckFailure)) (n int, ok bool) {
+	if dir.held == 0 || !dir.settled {
+		return 0, false
+	}
+	fd := int(dir.held - 1)
+	var st syscall.Stat_t
+	if dir == b.root {
+		if err := syscall.Fstat(fd, &st); err != nil || b.changed(dir, &st) {
+			note(recheckFailure{at: "", err: errors.New("the root directory changed")})
+			return 0, true
+		}
+	}
+	for _, c := range dir.children {
+		key := append(append(w.key[:0], c.name...), 0)
+		w.key = key
+		_, _, errno := syscall.Syscall6(sysFstatat, uintptr(fd), uintptr(unsafe.Pointer(&key[0])), uintptr(unsafe.Pointer(&st)),
+			atSymlinkNofollow, 0, 0)
+		switch {
+		case errno != 0 && errno != syscall.ENOENT:
+			note(recheckFailure{at: c.Path, err: &fs.PathError{Op: "lstatat", Path: c.Path, Err: errno}})
+		case errno != 0 || c.box != nil || b.changed(c, &st):
+			note(recheckFailure{at: c.Path, err: fmt.Errorf("%s changed", c.Path)})
+		default:
+			n++
+		}
+	}
+	return n, true
+}
+
+// changed is whether st is not it as the walk stat'ed it.
+func (b *graphBuilder) changed(it *Item, st *syscall.Stat_t) bool {
+	e := b.entryOf(st)
+	return e.stamp() != it.stamp || e.node != it.node
+}
+
+func (b *graphBuilder) listFD(fd int, rel string, sc *listScratch) ([]dirEntry, error) {
 	buf := sc.buf[:0]
 	for {
 		if cap(buf)-len(buf) < 8<<10 {
@@ -108,7 +266,9 @@ func listFD(fd int, rel string, sc *listScratch) ([]dirEntry, error) {
 		default:
 			return nil, &fs.PathError{Op: "lstatat", Path: path.Join(rel, string(name)), Err: errno}
 		}
-		ents = append(ents, dirEntry{name: name, mode: statMode(st.Mode), size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec})
+		e := b.entryOf(&st)
+		e.name = name
+		ents = append(ents, e)
 	}
 	sc.ents = ents
 	return ents, nil

@@ -18,6 +18,17 @@ type dirEntry struct {
 	name        []byte
 	mode        fs.FileMode
 	size, mtime int64
+	node        fsNode
+	settled     bool // a directory that changed last before settledCut, on the root's file system
+}
+
+// fsNode is what the recheck of a settled directory compares beside the
+// stamp (recheckSettled): the inode, and the change time, which the kernel
+// sets on every change to the inode (its names for a directory) and no
+// user can set. Zero where the listing does not give them.
+type fsNode struct {
+	ino   uint64
+	ctime int64
 }
 
 func (e *dirEntry) stamp() fileStamp { return fileStamp{size: e.size, mtime: e.mtime, mode: e.mode} }
@@ -29,15 +40,17 @@ func (e *dirEntry) stamp() fileStamp { return fileStamp{size: e.size, mtime: e.m
 // walk's system calls, are made ahead on other cores (lookahead) while
 // the items are added in that order on this one.
 func (b *graphBuilder) walk(ctx context.Context) error {
+	b.prepareHeld()
 	la := newLookahead(b, runtime.GOMAXPROCS(0)-1)
 	defer la.stop()
-	return b.walkDir(ctx, b.root, la.list(b.root), la, &listScratch{})
+	return b.walkDir(ctx, b.root, la.list(b.root, nil), la, &listScratch{})
 }
 
 // listed is one directory's listing made into its items (one block) and
 // the files' declared sizes, or the listing's error.
 type listed struct {
 	dir     *Item
+	parent  *Item // the directory whose listing dir is in; nil for the root
 	block   []Item
 	sizes   []int64
 	err     error
@@ -51,7 +64,7 @@ type listed struct {
 func (b *graphBuilder) makeBlock(l *listed, sc *listScratch) {
 	defer close(l.done)
 	dir := l.dir
-	ents, err := b.listDir(dir.fsRelDir(), sc)
+	ents, err := b.listWalked(dir, l.parent, sc)
 	if err != nil {
 		l.err = err
 		return
@@ -69,6 +82,7 @@ func (b *graphBuilder) makeBlock(l *listed, sc *listScratch) {
 		// process) takes a write barrier for each of its pointer words.
 		it := &block[i]
 		it.Path, it.name, it.fsRel, it.stamp = p, p[len(p)-len(e.name):], p, e.stamp()
+		it.node, it.settled = e.node, e.settled
 		switch t := e.mode.Type(); {
 		case t&fs.ModeDir != 0:
 			it.Kind = ports.EntryDirectory
@@ -108,9 +122,9 @@ func newLookahead(b *graphBuilder, n int) *lookahead {
 	return la
 }
 
-// list queues dir's listing and returns it.
-func (la *lookahead) list(dir *Item) *listed {
-	l := &listed{dir: dir, done: make(chan struct{})}
+// list queues the listing of dir, an entry of parent's, and returns it.
+func (la *lookahead) list(dir, parent *Item) *listed {
+	l := &listed{dir: dir, parent: parent, done: make(chan struct{})}
 	la.mu.Lock()
 	la.q = append(la.q, l)
 	la.mu.Unlock()
@@ -181,7 +195,7 @@ func (b *graphBuilder) walkDir(ctx context.Context, dir *Item, l *listed, la *lo
 	subs := make([]*listed, len(block))
 	for i := range block {
 		if block[i].Kind == ports.EntryDirectory {
-			subs[i] = la.list(&block[i])
+			subs[i] = la.list(&block[i], dir)
 		}
 	}
 	for i := range block {
@@ -216,14 +230,43 @@ func (it *Item) fsRelDir() string {
 }
 
 // recheckDirs fails when the tree under the directory root is not the one
-// walked: every directory walked is listed again (on every core), and each
-// entry must be an item of the walk with the same stat fingerprint, and the
-// entries found must be as many as the walk's. A listing of every known
-// directory sees what a second walk of the tree sees: an entry added,
-// removed or changed anywhere shows in its directory's listing (a new
-// directory as a new entry of its parent). The change reported is the first
-// in the walk's order, as a second walk would meet it, whatever the
-// listings' order.
+// walked: an entry added, removed, renamed or changed anywhere. Each
+// directory walked is checked (on every core) in one of two ways, and the
+// entries found must be as many as the walk's:
+//
+//   - listed again: each entry must be an item of the walk with the same
+//     stat fingerprint. A listing of every known directory sees what a
+//     second walk of the tree sees: an entry added, removed or changed
+//     anywhere shows in its directory's listing (a new directory as a new
+//     entry of its parent).
+//   - settled (recheckSettled, Linux): a directory whose change time was
+//     before the walk began, by more than any file system's time step, on
+//     a local file system whose change times the kernel keeps. Its names
+//     are not read again: each entry the walk found is stat'ed by name,
+//     beneath the descriptor the walk listed it with, and must have the
+//     same fingerprint, inode and change time. The change time is the
+//     proof: the kernel sets a directory's on every entry added, removed
+//     or renamed in it (and on any change to its own inode), from its
+//     clock, and no system call sets it to a chosen value (utimensat sets
+//     the modification time, and moves the change time to now). The
+//     directory's own stat is its parent's entry (the root's is taken
+//     before its listing), so an entry added after that stat changes it.
+//     What the time alone could miss is a second change within the time
+//     step of the change it was stat'ed after (ext4 and XFS step by a
+//     clock tick without the kernel's fine-grained times, older ext
+//     inodes by a second): a directory that changed within settleWindow
+//     of the walk is listed again, as are all of them on a file system
+//     whose times are the server's or a user program's (NFS, FUSE, ...)
+//     and directories on another device than the root's. A file's change
+//     time is compared too, so a settled directory's file rewritten with
+//     its size and modification time put back is caught, which a listing
+//     (the stamp alone) misses. Changes made with the system clock set
+//     back to the exact nanosecond of an earlier change are not caught.
+//
+// The change reported is the first in the walk's order, as a second walk
+// would meet it, whatever the order of the checks; a settled directory
+// whose names changed is named itself (its change time moved) where its
+// listing would name the entry.
 func (b *graphBuilder) recheckDirs(ctx context.Context) error {
 	var dirs []*Item
 	fsItems := 0
@@ -250,6 +293,7 @@ func (b *graphBuilder) recheckDirs(ctx context.Context) error {
 		}
 		mu.Unlock()
 	}
+	defer b.closeHeld()
 	// Sixteen directories at a time: a listing is tens of system calls.
 	parallel(len(dirs), 16, func(lo, hi int, w *recheckScratch) {
 		n := 0
@@ -258,6 +302,11 @@ func (b *graphBuilder) recheckDirs(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return
 			}
+			if k, ok := b.recheckSettled(dir, w, note); ok {
+				n += k
+				continue
+			}
+			b.relisted.Add(1)
 			ents, err := b.listDir(dir.fsRelDir(), &w.sc)
 			if err != nil {
 				note(recheckFailure{at: dir.Path, listing: true, err: err})
