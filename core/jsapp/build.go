@@ -2531,7 +2531,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		// again: on npm-10 the run makes as many collections as before.
 		// In the background: the seal need not wait for it.
 		st.sealing = relaxGC()
-		go runtime.GC()
+		collectGarbage()
 	}
 	for _, a := range st.sortedAssets() {
 		if len(a.roles) > 0 {

@@ -44,6 +44,11 @@ var tuning atomic.Bool
 // the seal: less collector work for more memory. Off by default.
 func TuneCollector(on bool) { tuning.Store(on) }
 
+// collectGarbage starts a collection in the background (the analysis
+// need not wait for it) where the build has let go of much of its heap:
+// the tuning must be on (a test replaces it to see when it is called).
+var collectGarbage = func() { go runtime.GC() }
+
 // gcPhase is the process's calls in their parse phase (or holding the heap
 // it left): the first raises the target, the last puts back what it found.
 // After every collection in between, the target is set again from the heap

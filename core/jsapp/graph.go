@@ -72,6 +72,11 @@ type Observation struct {
 	Properties         map[string]any `json:"properties"`
 	Evidence           GraphEvidence  `json:"evidence"`
 	IdentifierStrategy IDStrategy     `json:"identifier_strategy"`
+	// props, when lean is set, is what the lean row writes of Properties
+	// (appendLeanProps), which it stands for once the builder has let the
+	// map go (compactObservation)
+	props string
+	lean  bool
 }
 
 type Node struct {

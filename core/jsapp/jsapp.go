@@ -617,6 +617,15 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 	b.calleePhase()
 	b.electronPhase()
 	st.releaseLinks()
+	if len(b.g.nodes) >= collectBeforeSealNodes && tuning.Load() {
+		// The heap's goal is still the one set from what the linking
+		// phases held live (their facts, the resolutions): the source maps
+		// phase would grow the heap to it, past what the seal needs. A
+		// collection now sets the goal from the smaller heap; on npm-10
+		// the collection the source maps phase made is no longer needed,
+		// so the run makes as many as before.
+		collectGarbage()
+	}
 	if !st.truncated {
 		b.sourceMapPhase(ctx, maps)
 	}

@@ -378,47 +378,62 @@ func (e *leanEncoder) appendRow(dst []byte, grp *nodeGroup, i int) ([]byte, erro
 		default:
 			dst = core.AppendCanonicalString(append(dst, `,"label":`...), *o.Label)
 		}
-		derived := derivedProps(n.Kind, n.Identity, o.Evidence.Locations)
-		keys = keys[:0]
-		for k, v := range o.Properties {
-			if dv, ok := derived[k]; !ok || !sameScalar(v, dv) {
-				keys = append(keys, k)
-			}
-		}
-		if len(keys) > 0 {
-			slices.SortFunc(keys, core.CompareKeys)
-			dst = append(dst, `,"properties":{`...)
-			for x, k := range keys {
-				if x > 0 {
-					dst = append(dst, ',')
-				}
-				dst = append(core.AppendCanonicalString(dst, k), ':')
-				if dst, err = core.AppendCanonical(dst, o.Properties[k]); err != nil {
-					return nil, err
-				}
-			}
-			dst = append(dst, '}')
-		}
-		unset := 0
-		for _, k := range derivedKeys {
-			if _, ok := derived[k]; ok {
-				if _, has := o.Properties[k]; !has {
-					if unset == 0 {
-						dst = append(dst, `,"unset":[`...)
-					} else {
-						dst = append(dst, ',')
-					}
-					dst = core.AppendCanonicalString(dst, k)
-					unset++
-				}
-			}
-		}
-		if unset > 0 {
-			dst = append(dst, ']')
+		if o.lean {
+			dst = append(dst, o.props...)
+		} else if dst, keys, err = appendLeanProps(dst, n, o, keys); err != nil {
+			return nil, err
 		}
 		dst = append(dst, '}')
 	}
 	return append(dst, "]]"...), nil
+}
+
+// appendLeanProps appends the members of observation o's row that its
+// properties give: those its node's identity and o's locations do not
+// (derivedProps), and the derived ones it lacks (unset). keys is scratch.
+// It reads n's kind and identity and o alone, so the text can be made as
+// soon as o is prepared (compactObservation).
+func appendLeanProps(dst []byte, n *Node, o *Observation, keys []string) ([]byte, []string, error) {
+	derived := derivedProps(n.Kind, n.Identity, o.Evidence.Locations)
+	keys = keys[:0]
+	for k, v := range o.Properties {
+		if dv, ok := derived[k]; !ok || !sameScalar(v, dv) {
+			keys = append(keys, k)
+		}
+	}
+	var err error
+	if len(keys) > 0 {
+		slices.SortFunc(keys, core.CompareKeys)
+		dst = append(dst, `,"properties":{`...)
+		for x, k := range keys {
+			if x > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(core.AppendCanonicalString(dst, k), ':')
+			if dst, err = core.AppendCanonical(dst, o.Properties[k]); err != nil {
+				return nil, keys, err
+			}
+		}
+		dst = append(dst, '}')
+	}
+	unset := 0
+	for _, k := range derivedKeys {
+		if _, ok := derived[k]; ok {
+			if _, has := o.Properties[k]; !has {
+				if unset == 0 {
+					dst = append(dst, `,"unset":[`...)
+				} else {
+					dst = append(dst, ',')
+				}
+				dst = core.AppendCanonicalString(dst, k)
+				unset++
+			}
+		}
+	}
+	if unset > 0 {
+		dst = append(dst, ']')
+	}
+	return dst, keys, nil
 }
 
 // appendEvidence writes evidence(ev, basis) (a leanEvidence; see

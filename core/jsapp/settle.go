@@ -49,7 +49,7 @@ func (p *pending) observation(n *Node, label string, props map[string]any, ev Gr
 	if len(p.obs)-p.sentObs >= pendingChunk {
 		batch := p.obs[p.sentObs:]
 		p.sentObs = len(p.obs)
-		p.dispatch(func() { prepareObs(batch) })
+		p.dispatch(func() { prepareObs(batch, p.props != nil) })
 	}
 }
 
@@ -62,10 +62,34 @@ func (p *pending) edge(e *Edge) {
 	}
 }
 
-func prepareObs(batch []*pendingObs) {
+func prepareObs(batch []*pendingObs, lean bool) {
 	for _, q := range batch {
 		q.o = prepareObservation(q.n, q.label, q.props, q.ev)
+		q.props, q.ev = nil, GraphEvidence{} // q.o holds what is kept of them
+		if lean {
+			compactObservation(q.n, &q.o)
+		}
 	}
+}
+
+// compactObservation replaces o's properties map with the text its lean
+// row writes of them (appendLeanProps). Observations wait as pendingObs
+// until the seal, and their maps (with the values they box) were the
+// largest part of them; once o's ID is digested, only the seal's encoder
+// reads them. An IPC channel's keep their map, which result reads
+// (nodeStatus); so does an observation whose properties do not encode.
+func compactObservation(n *Node, o *Observation) {
+	if n.Kind == "ipc-channel" {
+		return
+	}
+	bp := scratch()
+	b, _, err := appendLeanProps((*bp)[:0], n, o, nil)
+	if err != nil {
+		putScratch(bp, b)
+		return
+	}
+	o.props, o.lean, o.Properties = string(b), true, nil
+	putScratch(bp, b)
 }
 
 func prepareEdges(batch []*Edge, props *propText) {
@@ -160,10 +184,10 @@ func (g *graphBuild) settle() {
 		o := restObs[i*len(restObs)/parts : (i+1)*len(restObs)/parts]
 		e := restEdges[i*len(restEdges)/parts : (i+1)*len(restEdges)/parts]
 		if i == parts-1 {
-			p.run(func() { prepareObs(o); prepareEdges(e, p.props) })
+			p.run(func() { prepareObs(o, p.props != nil); prepareEdges(e, p.props) })
 			continue
 		}
-		rest.Go(func() { p.run(func() { prepareObs(o); prepareEdges(e, p.props) }) })
+		rest.Go(func() { p.run(func() { prepareObs(o, p.props != nil); prepareEdges(e, p.props) }) })
 	}
 	rest.Wait()
 	if p.work != nil {
