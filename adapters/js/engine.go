@@ -140,14 +140,24 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 		return nil, err
 	}
 	who = "engine"
+	if !extract(ctx, buf, req, lim, f, ast) {
+		return nil, ctx.Err()
+	}
+	f.Parsed = true
+	return f, nil
+}
+
+// extract walks the parsed ast of buf into f; false when ctx was
+// cancelled.
+func extract(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts, ast *tjs.AST) bool {
 	w := newWalker(ctx, buf, req, lim, f)
 	w.hasESM, w.hasCJS = req.ModuleType == "esm", req.ModuleType == "commonjs"
 	w.scope = &ast.BlockStmt.Scope
 	w.bindImports(ast) // first: a split esbuild chunk's helpers are import bindings
 	w.detectBundler(ast)
-	tjs.Walk(w, ast)
+	w.walk(ast)
 	if w.cancelled {
-		return nil, ctx.Err()
+		return false
 	}
 	w.settleBindings()
 	w.settleObjects() // after settleBindings: without objects wins
@@ -159,8 +169,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	w.fnDecls, w.fnExports = nil, nil // resolveExportShapes gives exported functions their bodies
 	w.resolveEntryRequires()
 	w.resolveChunkWorkers()
-	f.Parsed = true
-	return f, nil
+	return true
 }
 
 // binaryReason reports why src is not JavaScript text, or "".
@@ -634,14 +643,15 @@ func (w *walker) inModule() int {
 	return -1
 }
 
-// Enter implements tjs.IVisitor.
-func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
+// enter visits n before the nodes below it (walk); false stops the walk
+// there, once the context is cancelled.
+func (w *walker) enter(n tjs.INode) bool {
 	if w.cancelled {
-		return nil
+		return false
 	}
 	if w.steps++; w.steps&0xffff == 0 && w.ctx.Err() != nil {
 		w.cancelled = true
-		return nil
+		return false
 	}
 	if len(w.modFuncs) > 0 && isFuncNode(n) {
 		if idx, ok := w.modFuncs[n]; ok {
@@ -743,11 +753,11 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 	case *tjs.BlockStmt, *tjs.IfStmt, *tjs.ForStmt, *tjs.WhileStmt, *tjs.DoWhileStmt, *tjs.SwitchStmt, *tjs.LabelledStmt, *tjs.TryStmt:
 		w.nest++
 	}
-	return w
+	return true
 }
 
-// Exit implements tjs.IVisitor.
-func (w *walker) Exit(n tjs.INode) {
+// exit visits n after the nodes below it.
+func (w *walker) exit(n tjs.INode) {
 	if len(w.modFuncs) > 0 && isFuncNode(n) {
 		if idx, ok := w.modFuncs[n]; ok {
 			if m := w.top(); m != nil && m.idx == idx {

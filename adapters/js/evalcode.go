@@ -88,7 +88,7 @@ func (w *walker) evalModule(m *modCtx, lit *tjs.LiteralExpr) {
 	}
 	w.modFuncs[fn] = m.idx
 	w.ev = ev
-	tjs.Walk(w, fn)
+	w.walk(fn)
 	w.ev = nil
 	delete(w.modFuncs, fn)
 }

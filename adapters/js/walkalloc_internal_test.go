@@ -23,7 +23,7 @@ func walkerOn(t *testing.T, src string) (*walker, []tjs.IExpr) {
 	w := newWalker(context.Background(), buf, ports.JSRequest{}, limitsOf(ports.JSLimits{}), &ports.JSFacts{})
 	w.scope = &ast.BlockStmt.Scope
 	w.bindImports(ast)
-	tjs.Walk(w, ast)
+	w.walk(ast)
 	var xs []tjs.IExpr
 	for _, st := range ast.BlockStmt.List {
 		if e, ok := st.(*tjs.ExprStmt); ok {
@@ -76,7 +76,7 @@ o.aMemberNameLongerThanThirtyTwoBytes;
 		t.Errorf("assign x.y.z = 1: %v allocations, want 0", n)
 	}
 	read := xs[6].(*tjs.DotExpr)
-	if n := testing.AllocsPerRun(20, func() { w.Enter(read) }); n > 0 {
-		t.Errorf("Enter o.aMemberNameLongerThanThirtyTwoBytes: %v allocations, want 0", n)
+	if n := testing.AllocsPerRun(20, func() { w.enter(read) }); n > 0 {
+		t.Errorf("enter o.aMemberNameLongerThanThirtyTwoBytes: %v allocations, want 0", n)
 	}
 }
