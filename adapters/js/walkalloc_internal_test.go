@@ -76,7 +76,7 @@ o.aMemberNameLongerThanThirtyTwoBytes;
 		t.Errorf("assign x.y.z = 1: %v allocations, want 0", n)
 	}
 	read := xs[6].(*tjs.DotExpr)
-	if n := testing.AllocsPerRun(20, func() { w.enter(read) }); n > 0 {
-		t.Errorf("enter o.aMemberNameLongerThanThirtyTwoBytes: %v allocations, want 0", n)
+	if n := testing.AllocsPerRun(20, func() { w.walk(read) }); n > 0 {
+		t.Errorf("walk o.aMemberNameLongerThanThirtyTwoBytes: %v allocations, want 0", n)
 	}
 }
