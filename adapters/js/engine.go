@@ -838,6 +838,18 @@ func (w *walker) calleePath(x tjs.IExpr, depth int) (path string, al alias, ok b
 	return string(b), al, true
 }
 
+// transientPath is calleePath with the path rendered in scratch: a string
+// valid only while scratch is, for the checks every call and new
+// expression goes through, most of which keep nothing. What keeps the path
+// copies it (recordCall).
+func (w *walker) transientPath(scratch []byte, x tjs.IExpr) (path string, al alias, ok bool) {
+	b, al, ok := w.appendCalleePath(scratch, x, 0)
+	if !ok {
+		return "", alias{}, false
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), al, true
+}
+
 // calleeAlias is calleePath's module binding, without the path.
 func (w *walker) calleeAlias(x tjs.IExpr) (alias, bool) {
 	var scratch [128]byte
@@ -1067,7 +1079,8 @@ func (w *walker) call(t *tjs.CallExpr) {
 			}
 		}
 	}
-	path, al, ok := w.calleePath(t.X, 0)
+	var scratch [128]byte
+	path, al, ok := w.transientPath(scratch[:0], t.X)
 	if !ok {
 		return
 	}
@@ -1113,7 +1126,8 @@ func (w *walker) newExpr(t *tjs.NewExpr) {
 	if t.Args != nil {
 		args = t.Args.List
 	}
-	path, al, ok := w.calleePath(t.X, 0)
+	var scratch [128]byte
+	path, al, ok := w.transientPath(scratch[:0], t.X)
 	if !ok {
 		return
 	}
@@ -1240,7 +1254,7 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 		w.f.CallsOmitted++
 		return
 	}
-	c := ports.JSCall{New: isNew, Callee: path, Module: al.module, Member: al.member, Offset: -1, InModule: w.inModule()}
+	c := ports.JSCall{New: isNew, Callee: strings.Clone(path), Module: al.module, Member: al.member, Offset: -1, InModule: w.inModule()}
 	if !quiet {
 		c.Args = w.callArgs(args)
 	}

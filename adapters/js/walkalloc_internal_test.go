@@ -80,3 +80,39 @@ o.aMemberNameLongerThanThirtyTwoBytes;
 		t.Errorf("walk o.aMemberNameLongerThanThirtyTwoBytes: %v allocations, want 0", n)
 	}
 }
+
+// A call or new expression the selector does not select is looked at and
+// left: its callee path is compared, never kept, so it is never made a
+// string. A selected one keeps a copy of its own.
+func TestUnselectedCallsAllocateNothing(t *testing.T) {
+	src := "aa.bb.cc.dd.ee.ff(1);\nnew f.g.H(2);\nx.y.open(3);\nzz.ww.open(4);\n"
+	buf := make([]byte, len(src), len(src)+1)
+	copy(buf, src)
+	ast, err := tjs.Parse(parse.NewInputBytes(buf), tjs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &ports.JSFacts{}
+	w := newWalker(context.Background(), buf, ports.JSRequest{Calls: &ports.JSCallSelector{LastNames: []string{"open"}}}, limitsOf(ports.JSLimits{}), f)
+	w.scope = &ast.BlockStmt.Scope
+	var xs []tjs.IExpr
+	for _, st := range ast.BlockStmt.List {
+		xs = append(xs, st.(*tjs.ExprStmt).Value)
+	}
+	call, nw := xs[0].(*tjs.CallExpr), xs[1].(*tjs.NewExpr)
+	if n := testing.AllocsPerRun(20, func() { w.call(call) }); n > 0 {
+		t.Errorf("call aa.bb.cc.dd.ee.ff(1): %v allocations, want 0", n)
+	}
+	if n := testing.AllocsPerRun(20, func() { w.newExpr(nw) }); n > 0 {
+		t.Errorf("new f.g.H(2): %v allocations, want 0", n)
+	}
+	if len(f.Calls) != 0 {
+		t.Fatalf("recorded %+v", f.Calls)
+	}
+	w.walk(ast)
+	// Each callee is the call's own string: the scratch the first was
+	// rendered in holds the second's by then.
+	if len(f.Calls) != 2 || f.Calls[0].Callee != "x.y.open" || f.Calls[1].Callee != "zz.ww.open" {
+		t.Fatalf("recorded %+v, want x.y.open and zz.ww.open", f.Calls)
+	}
+}
