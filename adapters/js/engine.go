@@ -533,7 +533,7 @@ func (w *walker) detectBundler(ast *tjs.AST) {
 	// rare in other code); the esbuild names are looked for only without
 	// them. Every file passes here, so the scans are few.
 	for i := 0; ; {
-		j := bytes.Index(b[i:], []byte("pack"))
+		j := indexRare(b[i:], []byte("pack"), 3)
 		if j < 0 {
 			break
 		}
@@ -575,7 +575,7 @@ func (w *walker) detectBundler(ast *tjs.AST) {
 		w.f.Bundler = "rspack"
 	case webpack:
 		w.f.Bundler = "webpack"
-	case shaped || bytes.Contains(b, []byte("__commonJS")) || bytes.Contains(b, []byte("__esm(")) || bytes.Contains(b, []byte("__toESM")):
+	case shaped || indexRare(b, []byte("__commonJS"), 8) >= 0 || indexRare(b, []byte("__esm("), 0) >= 0 || indexRare(b, []byte("__toESM"), 5) >= 0:
 		w.f.Bundler = "esbuild"
 	case runtime:
 		w.f.Bundler = "webpack" // by the runtime's shape (a minified build without chunk loading)

@@ -283,7 +283,7 @@ func (w *walker) externalRequire(callee *tjs.Var, arg tjs.IExpr) (string, bool) 
 // (almost all) skip the walk of their functions.
 func runCallSite(src []byte) bool {
 	for i := 0; ; {
-		j := bytes.Index(src[i:], []byte(".exports"))
+		j := indexRare(src[i:], []byte(".exports"), 2)
 		if j < 0 {
 			return false
 		}
