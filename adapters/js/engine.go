@@ -1586,6 +1586,26 @@ func propKey(n *tjs.PropertyName) (string, bool) {
 	return string(n.Literal.Data), true
 }
 
+// propKeyIs reports whether propKey(n) is key, an ASCII name, without
+// making n's key a string unless it is written with escapes: routes.go
+// asks it of every property of every object literal.
+func propKeyIs(n *tjs.PropertyName, key string) bool {
+	if n == nil || n.IsComputed() {
+		return false
+	}
+	d := n.Literal.Data
+	if n.Literal.TokenType != tjs.StringToken {
+		return len(d) > 0 && string(d) == key
+	}
+	if len(d) >= 2 && (d[0] == '"' || d[0] == '\'') && d[len(d)-1] == d[0] && bytes.IndexByte(d, '\\') < 0 {
+		// decodeString's value unless the bytes are not UTF-8, when it
+		// holds U+FFFD and is no ASCII name either
+		return string(d[1:len(d)-1]) == key
+	}
+	k, ok := propKey(n)
+	return ok && k == key
+}
+
 func (w *walker) varDecl(t *tjs.VarDecl) {
 	if t.TokenType != tjs.ConstToken {
 		w.noteBindings(t)

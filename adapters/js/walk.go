@@ -254,16 +254,20 @@ func (w *walker) walk(n tjs.INode) {
 		w.walk(t.X)
 	case *tjs.IndexExpr:
 		if lit, ok := t.Y.(*tjs.LiteralExpr); ok && lit.TokenType == tjs.StringToken {
-			if s, ok := decodeString(lit.Data); ok {
-				w.memberUse(t.X, s)
+			// the module first: the name is made a string only for a
+			// member read of one
+			if spec := w.usedModule(t.X); spec != "" {
+				if s, ok := decodeString(lit.Data); ok && s != "" {
+					w.useName(spec, s)
+				}
 			}
 		}
 		w.walk(t.X)
 		w.walk(t.Y)
 	case *tjs.DotExpr:
 		if spec := w.usedModule(t.X); spec != "" {
-			if name := dotName(t.Y); name != "" {
-				w.useName(spec, name)
+			if name := dotBytes(t.Y); len(name) > 0 {
+				useName(w, spec, name)
 			}
 		}
 		w.walk(t.X)

@@ -2,6 +2,7 @@ package js
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/tdewolff/parse/v2"
@@ -114,5 +115,40 @@ func TestUnselectedCallsAllocateNothing(t *testing.T) {
 	// rendered in holds the second's by then.
 	if len(f.Calls) != 2 || f.Calls[0].Callee != "x.y.open" || f.Calls[1].Callee != "zz.ww.open" {
 		t.Fatalf("recorded %+v, want x.y.open and zz.ww.open", f.Calls)
+	}
+}
+
+// A module member read again, a string-keyed member read of anything but
+// a module and the keys of an object literal that routes.go looks for are
+// compared where the source holds them, never made strings.
+func TestMemberReadsAndKeysAllocateNothing(t *testing.T) {
+	w, xs := walkerOn(t, `const m = require("m");
+m.aMemberNameLongerThanSixteen;
+m.aMemberNameLongerThanSixteen;
+o["aKeyNameLongerThanSixteenBytes"];
+({aPropertyNameLongerThanSixteen: 1, "aQuotedNameLongerThanSixteen": 2, routes: []});
+`)
+	if len(xs) != 4 {
+		t.Fatalf("%d expression statements", len(xs))
+	}
+	again := xs[1].(*tjs.DotExpr)
+	if n := testing.AllocsPerRun(20, func() { w.walk(again) }); n > 0 {
+		t.Errorf("walk m.aMemberNameLongerThanSixteen read again: %v allocations, want 0", n)
+	}
+	index := xs[2].(*tjs.IndexExpr)
+	w.lim.MaxStrings = len(w.f.Strings) // the key is a string literal fact of its own
+	if n := testing.AllocsPerRun(20, func() { w.walk(index) }); n > 0 {
+		t.Errorf(`walk o["aKeyNameLongerThanSixteenBytes"]: %v allocations, want 0`, n)
+	}
+	obj := xs[3].(*tjs.GroupExpr).X.(*tjs.ObjectExpr)
+	w.routeCands = nil
+	if n := testing.AllocsPerRun(20, func() { w.routeCands = w.routeCands[:0]; w.routeObject(obj) }); n > 0 {
+		t.Errorf("routeObject: %v allocations, want 0", n)
+	}
+	if len(w.routeCands) != 1 || w.routeCands[0].via != "property:routes" {
+		t.Errorf("route candidates %+v, want the routes property's", w.routeCands)
+	}
+	if u := w.uses[useKey{"m", -1}]; u == nil || !slices.Equal(u.names, []string{"aMemberNameLongerThanSixteen"}) {
+		t.Errorf("uses of m: %+v", u)
 	}
 }

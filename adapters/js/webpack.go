@@ -340,7 +340,7 @@ func (w *walker) chunkURLObject(v *tjs.Var, obj *tjs.ObjectExpr) {
 		if p.Name == nil || len(p.Name.Literal.Data) > 3 { // "u" or 'u' at most; most keys are longer
 			continue
 		}
-		if k, ok := propKey(p.Name); ok && k == "u" && unwrapFunc(p.Value) != nil {
+		if propKeyIs(p.Name, "u") && unwrapFunc(p.Value) != nil {
 			w.noteChunkURL(v, p.Value)
 		}
 	}
