@@ -463,14 +463,36 @@ type walker struct {
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
-	w := &walker{ctx: ctx, buf: buf, req: req, lim: lim, f: f, aliases: map[*tjs.Var]alias{},
-		modFuncs: map[tjs.INode]int{}, esVars: map[*tjs.Var]int{}, nest: -1}
+	w := &walker{ctx: ctx, buf: buf, req: req, lim: lim, f: f, nest: -1}
 	if req.Calls != nil {
 		w.lastNames, w.roots = selectorSets(req.Calls)
 		w.modSuffix, w.modLast = req.Calls.ModuleSuffixes, req.Calls.ModuleLastNames
 		w.relInArgs = req.Calls.RelativeInArguments
 	}
 	return w
+}
+
+// setAlias, setModFunc and setESVar fill maps most files never need,
+// made on first use.
+func (w *walker) setAlias(v *tjs.Var, a alias) {
+	if w.aliases == nil {
+		w.aliases = map[*tjs.Var]alias{}
+	}
+	w.aliases[v] = a
+}
+
+func (w *walker) setModFunc(fn tjs.INode, idx int) {
+	if w.modFuncs == nil {
+		w.modFuncs = map[tjs.INode]int{}
+	}
+	w.modFuncs[fn] = idx
+}
+
+func (w *walker) setESVar(v *tjs.Var, idx int) {
+	if w.esVars == nil {
+		w.esVars = map[*tjs.Var]int{}
+	}
+	w.esVars[v] = idx
 }
 
 // selectorSet is a call selector's names as sets, read-only once made.
@@ -593,7 +615,7 @@ func (w *walker) bindImports(ast *tjs.AST) {
 		if im.Default != nil {
 			w.importBinding(im.Default, alias{module: mod, member: "default"})
 			if v := w.declaredAt(im.Default); v != nil {
-				w.aliases[v] = alias{module: mod}
+				w.setAlias(v, alias{module: mod})
 			}
 		}
 		for _, a := range im.List {
@@ -607,10 +629,10 @@ func (w *walker) bindImports(ast *tjs.AST) {
 				continue
 			}
 			if member == "*" {
-				w.aliases[v] = alias{module: mod, whole: true}
+				w.setAlias(v, alias{module: mod, whole: true})
 				continue
 			}
-			w.aliases[v] = alias{module: mod, member: member}
+			w.setAlias(v, alias{module: mod, member: member})
 		}
 	}
 }
@@ -1632,7 +1654,7 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 					if n := string(cv.Name()); (n == "__commonJS" || n == "__esm") && len(c.Args.List) == 1 {
 						if obj, ok := c.Args.List[0].Value.(*tjs.ObjectExpr); ok && len(obj.List) == 1 {
 							if idx := w.addTableModule(obj.List[0], "esbuild", nil); idx >= 0 {
-								w.esVars[root(v)] = idx
+								w.setESVar(root(v), idx)
 							}
 						}
 						continue
@@ -1646,7 +1668,7 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 		}
 		switch bt := b.Binding.(type) {
 		case *tjs.Var:
-			w.aliases[root(bt)] = a
+			w.setAlias(root(bt), a)
 		case *tjs.BindingObject:
 			for _, it := range bt.List {
 				k, ok := propKey(it.Key)
@@ -1657,7 +1679,7 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 					w.useName(a.module, k)
 				}
 				if v, ok := it.Value.Binding.(*tjs.Var); ok {
-					w.aliases[root(v)] = alias{module: a.module, member: joinPath(a.member, k)}
+					w.setAlias(root(v), alias{module: a.module, member: joinPath(a.member, k)})
 				}
 			}
 		}
@@ -1853,7 +1875,7 @@ func (w *walker) addTableModule(p tjs.Property, bundler string, fn tjs.INode) in
 	idx := len(w.f.Modules)
 	start := w.offsetOf(p.Name.Literal.Data)
 	w.f.Modules = append(w.f.Modules, ports.JSBundledModule{Bundler: bundler, ID: key, Start: start, End: start})
-	w.modFuncs[fn] = idx
+	w.setModFunc(fn, idx)
 	return idx
 }
 

@@ -268,7 +268,7 @@ func (w *walker) esbuildModule(d *tjs.VarDecl, v *tjs.Var, x tjs.IExpr) bool {
 		idx = w.addMinModule(v, unwrapFunc(c.Args.List[0].Value), k)
 	}
 	if idx >= 0 {
-		w.esVars[root(v)] = idx
+		w.setESVar(root(v), idx)
 	}
 	return true
 }
@@ -284,7 +284,7 @@ func (w *walker) addMinModule(v *tjs.Var, fn tjs.INode, k esKind) int {
 	idx := len(w.f.Modules)
 	start := w.offsetOf(v.Data)
 	w.f.Modules = append(w.f.Modules, ports.JSBundledModule{Bundler: "esbuild", Start: start, End: start})
-	w.modFuncs[fn] = idx
+	w.setModFunc(fn, idx)
 	w.minMods = append(w.minMods, minModule{idx: idx, kind: k})
 	return idx
 }

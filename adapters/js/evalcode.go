@@ -86,7 +86,7 @@ func (w *walker) evalModule(m *modCtx, lit *tjs.LiteralExpr) {
 	if !ok {
 		return
 	}
-	w.modFuncs[fn] = m.idx
+	w.setModFunc(fn, m.idx)
 	w.ev = ev
 	w.walk(fn)
 	w.ev = nil

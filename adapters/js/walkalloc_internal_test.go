@@ -152,3 +152,19 @@ o["aKeyNameLongerThanSixteenBytes"];
 		t.Errorf("uses of m: %+v", u)
 	}
 }
+
+// A walker is one allocation: the maps most files never fill are made on
+// first use.
+func TestNewWalkerAllocatesOnce(t *testing.T) {
+	req := ports.JSRequest{Calls: &ports.JSCallSelector{LastNames: []string{"open"}, Roots: []string{"window"}}}
+	lim := limitsOf(ports.JSLimits{})
+	f := &ports.JSFacts{}
+	newWalker(context.Background(), nil, req, lim, f) // the selector's sets, made once
+	if n := testing.AllocsPerRun(20, func() { newWalker(context.Background(), nil, req, lim, f) }); n > 1 {
+		t.Errorf("newWalker: %v allocations, want 1", n)
+	}
+	w, _ := walkerOn(t, `const m = require("m"), {a: b} = require("n"); m.x(); b();`)
+	if w.aliases[w.scope.Declared[0]].module != "m" || len(w.aliases) != 2 {
+		t.Errorf("aliases %v", w.aliases)
+	}
+}
