@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -151,11 +152,14 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 // cancelled.
 func extract(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts, ast *tjs.AST) bool {
 	w := newWalker(ctx, buf, req, lim, f)
+	sp := stringsPool.Get().(*[]ports.JSString)
+	w.strs = (*sp)[:0]
 	w.hasESM, w.hasCJS = req.ModuleType == "esm", req.ModuleType == "commonjs"
 	w.scope = &ast.BlockStmt.Scope
 	w.bindImports(ast) // first: a split esbuild chunk's helpers are import bindings
 	w.detectBundler(ast)
 	w.walk(ast)
+	w.takeStrings(sp)
 	if w.cancelled {
 		return false
 	}
@@ -386,6 +390,7 @@ type walker struct {
 	req       ports.JSRequest
 	lim       ports.JSLimits
 	f         *ports.JSFacts
+	strs      []ports.JSString // the string literals met, JSFacts.Strings once the walk ends (takeStrings)
 	aliases   map[*tjs.Var]alias
 	imported  map[string]alias  // the module's import bindings by name (bindImports)
 	modFuncs  map[tjs.INode]int // module function node -> index in f.Modules
@@ -831,7 +836,7 @@ func (w *walker) literal(t *tjs.LiteralExpr) {
 }
 
 func (w *walker) addString(raw []byte) {
-	if len(w.f.Strings) >= w.lim.MaxStrings {
+	if len(w.strs) >= w.lim.MaxStrings {
 		w.f.StringsOmitted++
 		return
 	}
@@ -843,7 +848,24 @@ func (w *walker) addString(raw []byte) {
 	if len(s.Value) > w.lim.MaxStringBytes {
 		s.Value, s.Truncated = truncate(s.Value, w.lim.MaxStringBytes), true
 	}
-	w.f.Strings = append(w.f.Strings, s)
+	w.strs = append(w.strs, s)
+}
+
+// stringsPool holds slices a walk collects string literals in (walker
+// strs): a file's literals are the most numerous of its facts, and
+// growing JSFacts.Strings literal by literal allocated about twice what
+// it ends up holding.
+var stringsPool = sync.Pool{New: func() any { return new([]ports.JSString) }}
+
+// takeStrings gives the literals collected in w.strs to JSFacts.Strings,
+// in a slice of their own, and the scratch back to the pool, emptied.
+func (w *walker) takeStrings(sp *[]ports.JSString) {
+	if len(w.strs) > 0 {
+		w.f.Strings = slices.Clone(w.strs)
+	}
+	clear(w.strs)
+	*sp, w.strs = w.strs[:0], nil
+	stringsPool.Put(sp)
 }
 
 func (w *walker) template(t *tjs.TemplateExpr) {

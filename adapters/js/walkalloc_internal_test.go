@@ -136,7 +136,7 @@ o["aKeyNameLongerThanSixteenBytes"];
 		t.Errorf("walk m.aMemberNameLongerThanSixteen read again: %v allocations, want 0", n)
 	}
 	index := xs[2].(*tjs.IndexExpr)
-	w.lim.MaxStrings = len(w.f.Strings) // the key is a string literal fact of its own
+	w.lim.MaxStrings = len(w.strs) // the key is a string literal fact of its own
 	if n := testing.AllocsPerRun(20, func() { w.walk(index) }); n > 0 {
 		t.Errorf(`walk o["aKeyNameLongerThanSixteenBytes"]: %v allocations, want 0`, n)
 	}
