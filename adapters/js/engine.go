@@ -151,7 +151,12 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 // extract walks the parsed ast of buf into f; false when ctx was
 // cancelled.
 func extract(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts, ast *tjs.AST) bool {
-	w := newWalker(ctx, buf, req, lim, f)
+	w := walkerPool.Get().(*walker)
+	defer func() {
+		*w = walker{} // holds nothing of this file while pooled
+		walkerPool.Put(w)
+	}()
+	w.reset(ctx, buf, req, lim, f)
 	sp := stringsPool.Get().(*[]ports.JSString)
 	w.strs = (*sp)[:0]
 	w.hasESM, w.hasCJS = req.ModuleType == "esm", req.ModuleType == "commonjs"
@@ -468,13 +473,23 @@ type walker struct {
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
-	w := &walker{ctx: ctx, buf: buf, req: req, lim: lim, f: f, nest: -1}
+	w := new(walker)
+	w.reset(ctx, buf, req, lim, f)
+	return w
+}
+
+// walkerPool holds walkers for extract: a walker is a kilobyte, made for
+// every file.
+var walkerPool = sync.Pool{New: func() any { return new(walker) }}
+
+// reset makes w a new walker of buf.
+func (w *walker) reset(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) {
+	*w = walker{ctx: ctx, buf: buf, req: req, lim: lim, f: f, nest: -1}
 	if req.Calls != nil {
 		w.lastNames, w.roots = selectorSets(req.Calls)
 		w.modSuffix, w.modLast = req.Calls.ModuleSuffixes, req.Calls.ModuleLastNames
 		w.relInArgs = req.Calls.RelativeInArguments
 	}
-	return w
 }
 
 // setAlias, setModFunc and setESVar fill maps most files never need,

@@ -66,7 +66,6 @@ type esRequire struct {
 // is when the source is taken to be an esbuild bundle.
 func (w *walker) findEsbuildHelpers(ast *tjs.AST) bool {
 	used := false
-	w.modScopes = map[*tjs.Scope]bool{}
 	w.importedHelpers(ast)
 	var candidates map[ports.JSHelperBinding]bool
 	var last *tjs.Scope
@@ -80,6 +79,9 @@ func (w *walker) findEsbuildHelpers(ast *tjs.AST) bool {
 				// The parser hands out the module scope by copy, so
 				// the scopes are learned from the declarations.
 				last = d.Scope
+				if w.modScopes == nil {
+					w.modScopes = map[*tjs.Scope]bool{}
+				}
 				w.modScopes[last] = true
 			}
 			for _, b := range d.List {

@@ -168,3 +168,20 @@ func TestNewWalkerAllocatesOnce(t *testing.T) {
 		t.Errorf("aliases %v", w.aliases)
 	}
 }
+
+// extract takes its walker and the scratch for a file's string literals
+// from pools: a file without facts to record costs it no allocation.
+func TestExtractReusesItsWalker(t *testing.T) {
+	src := "1 + 2;\n"
+	buf := make([]byte, len(src), len(src)+1)
+	copy(buf, src)
+	ast, err := tjs.Parse(parse.NewInputBytes(buf), tjs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, lim := ports.JSRequest{Source: buf}, limitsOf(ports.JSLimits{})
+	f := &ports.JSFacts{}
+	if n := testing.AllocsPerRun(20, func() { extract(context.Background(), buf, req, lim, f, ast) }); n > 0 {
+		t.Errorf("extract of %q: %v allocations, want 0", src, n)
+	}
+}
