@@ -153,7 +153,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 func extract(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts, ast *tjs.AST) bool {
 	w := walkerPool.Get().(*walker)
 	defer func() {
-		*w = walker{} // holds nothing of this file while pooled
+		w.release()
 		walkerPool.Put(w)
 	}()
 	w.reset(ctx, buf, req, lim, f)
@@ -478,13 +478,26 @@ func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.J
 	return w
 }
 
+// release empties w for walkerPool: it holds nothing of the file it
+// walked, only the room of the lists every file's walk appends to, its
+// declNotes, written, nests and fnOpen, cleared to their capacity.
+func (w *walker) release() {
+	notes, written, nests, open := w.declNotes, w.written, w.nests, w.fnOpen
+	clear(notes[:cap(notes)])
+	clear(written[:cap(written)])
+	clear(open[:cap(open)])
+	*w = walker{declNotes: notes[:0], written: written[:0], nests: nests[:0], fnOpen: open[:0]}
+}
+
 // walkerPool holds walkers for extract: a walker is a kilobyte, made for
 // every file.
 var walkerPool = sync.Pool{New: func() any { return new(walker) }}
 
-// reset makes w a new walker of buf.
+// reset makes w a new walker of buf, keeping the room of the lists every
+// file's walk appends to (release).
 func (w *walker) reset(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) {
-	*w = walker{ctx: ctx, buf: buf, req: req, lim: lim, f: f, nest: -1}
+	*w = walker{ctx: ctx, buf: buf, req: req, lim: lim, f: f, nest: -1,
+		declNotes: w.declNotes[:0], written: w.written[:0], nests: w.nests[:0], fnOpen: w.fnOpen[:0]}
 	if req.Calls != nil {
 		w.lastNames, w.roots = selectorSets(req.Calls)
 		w.modSuffix, w.modLast = req.Calls.ModuleSuffixes, req.Calls.ModuleLastNames
