@@ -9,8 +9,8 @@ import tjs "github.com/tdewolff/parse/v2/js"
 // bundled module) after them. It is tjs.Walk with its visitor's Enter and
 // Exit written into its one type switch: the walk meets every node of
 // every file, and an interface call, a deferred call and two more type
-// switches per node were a third of the walk's own time. A cancelled
-// context stops it.
+// switches per node were half of the walk's own time
+// (BenchmarkExtractCorpus). A cancelled context stops it.
 func (w *walker) walk(n tjs.INode) {
 	if n == nil || w.cancelled {
 		return
