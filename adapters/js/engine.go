@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -140,14 +141,32 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 		return nil, err
 	}
 	who = "engine"
-	w := newWalker(ctx, buf, req, lim, f)
+	if !extract(ctx, buf, req, lim, f, ast) {
+		return nil, ctx.Err()
+	}
+	f.Parsed = true
+	return f, nil
+}
+
+// extract walks the parsed ast of buf into f; false when ctx was
+// cancelled.
+func extract(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts, ast *tjs.AST) bool {
+	w := walkerPool.Get().(*walker)
+	defer func() {
+		w.release()
+		walkerPool.Put(w)
+	}()
+	w.reset(ctx, buf, req, lim, f)
+	sp := stringsPool.Get().(*[]ports.JSString)
+	w.strs = (*sp)[:0]
 	w.hasESM, w.hasCJS = req.ModuleType == "esm", req.ModuleType == "commonjs"
 	w.scope = &ast.BlockStmt.Scope
 	w.bindImports(ast) // first: a split esbuild chunk's helpers are import bindings
 	w.detectBundler(ast)
-	tjs.Walk(w, ast)
+	w.walk(ast)
+	w.takeStrings(sp)
 	if w.cancelled {
-		return nil, ctx.Err()
+		return false
 	}
 	w.settleBindings()
 	w.settleObjects() // after settleBindings: without objects wins
@@ -159,8 +178,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	w.fnDecls, w.fnExports = nil, nil // resolveExportShapes gives exported functions their bodies
 	w.resolveEntryRequires()
 	w.resolveChunkWorkers()
-	f.Parsed = true
-	return f, nil
+	return true
 }
 
 // binaryReason reports why src is not JavaScript text, or "".
@@ -377,6 +395,7 @@ type walker struct {
 	req       ports.JSRequest
 	lim       ports.JSLimits
 	f         *ports.JSFacts
+	strs      []ports.JSString // the string literals met, JSFacts.Strings once the walk ends (takeStrings)
 	aliases   map[*tjs.Var]alias
 	imported  map[string]alias  // the module's import bindings by name (bindImports)
 	modFuncs  map[tjs.INode]int // module function node -> index in f.Modules
@@ -454,14 +473,59 @@ type walker struct {
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
-	w := &walker{ctx: ctx, buf: buf, req: req, lim: lim, f: f, aliases: map[*tjs.Var]alias{},
-		modFuncs: map[tjs.INode]int{}, esVars: map[*tjs.Var]int{}, nest: -1}
+	w := new(walker)
+	w.reset(ctx, buf, req, lim, f)
+	return w
+}
+
+// release empties w for walkerPool: it holds nothing of the file it
+// walked, only the room of the lists every file's walk appends to, its
+// declNotes, written, nests and fnOpen, cleared to their capacity.
+func (w *walker) release() {
+	notes, written, nests, open := w.declNotes, w.written, w.nests, w.fnOpen
+	clear(notes[:cap(notes)])
+	clear(written[:cap(written)])
+	clear(open[:cap(open)])
+	*w = walker{declNotes: notes[:0], written: written[:0], nests: nests[:0], fnOpen: open[:0]}
+}
+
+// walkerPool holds walkers for extract: a walker is a kilobyte, made for
+// every file.
+var walkerPool = sync.Pool{New: func() any { return new(walker) }}
+
+// reset makes w a new walker of buf, keeping the room of the lists every
+// file's walk appends to (release).
+func (w *walker) reset(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) {
+	*w = walker{ctx: ctx, buf: buf, req: req, lim: lim, f: f, nest: -1,
+		declNotes: w.declNotes[:0], written: w.written[:0], nests: w.nests[:0], fnOpen: w.fnOpen[:0]}
 	if req.Calls != nil {
 		w.lastNames, w.roots = selectorSets(req.Calls)
 		w.modSuffix, w.modLast = req.Calls.ModuleSuffixes, req.Calls.ModuleLastNames
 		w.relInArgs = req.Calls.RelativeInArguments
 	}
-	return w
+}
+
+// setAlias, setModFunc and setESVar fill maps most files never need,
+// made on first use.
+func (w *walker) setAlias(v *tjs.Var, a alias) {
+	if w.aliases == nil {
+		w.aliases = map[*tjs.Var]alias{}
+	}
+	w.aliases[v] = a
+}
+
+func (w *walker) setModFunc(fn tjs.INode, idx int) {
+	if w.modFuncs == nil {
+		w.modFuncs = map[tjs.INode]int{}
+	}
+	w.modFuncs[fn] = idx
+}
+
+func (w *walker) setESVar(v *tjs.Var, idx int) {
+	if w.esVars == nil {
+		w.esVars = map[*tjs.Var]int{}
+	}
+	w.esVars[v] = idx
 }
 
 // selectorSet is a call selector's names as sets, read-only once made.
@@ -524,7 +588,7 @@ func (w *walker) detectBundler(ast *tjs.AST) {
 	// rare in other code); the esbuild names are looked for only without
 	// them. Every file passes here, so the scans are few.
 	for i := 0; ; {
-		j := bytes.Index(b[i:], []byte("pack"))
+		j := indexRare(b[i:], []byte("pack"), 3)
 		if j < 0 {
 			break
 		}
@@ -566,7 +630,7 @@ func (w *walker) detectBundler(ast *tjs.AST) {
 		w.f.Bundler = "rspack"
 	case webpack:
 		w.f.Bundler = "webpack"
-	case shaped || bytes.Contains(b, []byte("__commonJS")) || bytes.Contains(b, []byte("__esm(")) || bytes.Contains(b, []byte("__toESM")):
+	case shaped || indexRare(b, []byte("__commonJS"), 8) >= 0 || indexRare(b, []byte("__esm("), 0) >= 0 || indexRare(b, []byte("__toESM"), 5) >= 0:
 		w.f.Bundler = "esbuild"
 	case runtime:
 		w.f.Bundler = "webpack" // by the runtime's shape (a minified build without chunk loading)
@@ -584,7 +648,7 @@ func (w *walker) bindImports(ast *tjs.AST) {
 		if im.Default != nil {
 			w.importBinding(im.Default, alias{module: mod, member: "default"})
 			if v := w.declaredAt(im.Default); v != nil {
-				w.aliases[v] = alias{module: mod}
+				w.setAlias(v, alias{module: mod})
 			}
 		}
 		for _, a := range im.List {
@@ -598,10 +662,10 @@ func (w *walker) bindImports(ast *tjs.AST) {
 				continue
 			}
 			if member == "*" {
-				w.aliases[v] = alias{module: mod, whole: true}
+				w.setAlias(v, alias{module: mod, whole: true})
 				continue
 			}
-			w.aliases[v] = alias{module: mod, member: member}
+			w.setAlias(v, alias{module: mod, member: member})
 		}
 	}
 }
@@ -632,139 +696,6 @@ func (w *walker) inModule() int {
 		return m.idx
 	}
 	return -1
-}
-
-// Enter implements tjs.IVisitor.
-func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
-	if w.cancelled {
-		return nil
-	}
-	if w.steps++; w.steps&0xffff == 0 && w.ctx.Err() != nil {
-		w.cancelled = true
-		return nil
-	}
-	if len(w.modFuncs) > 0 && isFuncNode(n) {
-		if idx, ok := w.modFuncs[n]; ok {
-			w.enterModule(n, idx)
-		}
-	}
-	if m := w.top(); m != nil {
-		w.shape(m, n)
-	}
-	switch t := n.(type) {
-	case *tjs.ImportStmt:
-		w.hasESM = true
-		w.importStmt(t)
-	case *tjs.ExportStmt:
-		w.hasESM = true
-		w.exportStmt(t)
-	case *tjs.ImportMetaExpr:
-		w.hasESM = true // only an ES module can read import.meta
-	case *tjs.LiteralExpr:
-		w.seen(t.Data)
-		w.literal(t)
-	case tjs.LiteralExpr:
-		w.seen(t.Data)
-		w.literal(&t)
-	case *tjs.TemplateExpr:
-		w.seen(t.Tail)
-		if t.Tag == nil && len(t.List) == 0 {
-			w.template(t)
-		}
-	case *tjs.CallExpr:
-		w.call(t)
-	case *tjs.DotExpr:
-		if spec := w.usedModule(t.X); spec != "" {
-			if name := dotName(t.Y); name != "" {
-				w.useName(spec, name)
-			}
-		}
-	case *tjs.IndexExpr:
-		if lit, ok := t.Y.(*tjs.LiteralExpr); ok && lit.TokenType == tjs.StringToken {
-			if s, ok := decodeString(lit.Data); ok {
-				w.memberUse(t.X, s)
-			}
-		}
-	case *tjs.NewExpr:
-		w.newExpr(t)
-	case *tjs.ObjectExpr:
-		w.objectTable(t)
-		w.routeObject(t)
-	case *tjs.VarDecl:
-		w.noteVarDecl(t)
-		w.varDecl(t)
-		w.routeDecl(t)
-		w.noteGlobals(t)
-	case *tjs.FuncDecl:
-		if t.Name != nil {
-			w.noteDecl(t.Name, t)
-			w.noteWrite(t.Name, 0) // function f() {} after var f = "x"
-		}
-		w.nests, w.nest = append(w.nests, w.nest), -1
-		w.enterFunc(t)
-	case *tjs.ArrowFunc, *tjs.MethodDecl:
-		w.nests, w.nest = append(w.nests, w.nest), -1
-		w.enterFunc(n)
-	case *tjs.ClassDecl:
-		if t.Name != nil {
-			w.noteDecl(t.Name, t)
-		}
-	case *tjs.BinaryExpr:
-		if t.Op == tjs.EqToken {
-			w.assign(t)
-		}
-		if isAssignOp(t.Op) {
-			w.noteWrite(t.X, 0)
-			if len(w.constLits) > 0 {
-				w.noteObjectWrite(t.X)
-			}
-		}
-	case *tjs.UnaryExpr:
-		switch t.Op {
-		case tjs.PreIncrToken, tjs.PreDecrToken, tjs.PostIncrToken, tjs.PostDecrToken:
-			w.noteWrite(t.X, 0)
-			if len(w.constLits) > 0 {
-				w.noteObjectWrite(t.X)
-			}
-		case tjs.DeleteToken:
-			if len(w.constLits) > 0 {
-				w.noteObjectWrite(t.X)
-			}
-		}
-	case *tjs.ForInStmt:
-		w.nest++
-		w.noteWrite(t.Init, 0)
-	case *tjs.ForOfStmt:
-		w.nest++
-		w.noteWrite(t.Init, 0)
-	case *tjs.WithStmt:
-		w.nest++
-		w.dynamicScope = true
-	case *tjs.BlockStmt, *tjs.IfStmt, *tjs.ForStmt, *tjs.WhileStmt, *tjs.DoWhileStmt, *tjs.SwitchStmt, *tjs.LabelledStmt, *tjs.TryStmt:
-		w.nest++
-	}
-	return w
-}
-
-// Exit implements tjs.IVisitor.
-func (w *walker) Exit(n tjs.INode) {
-	if len(w.modFuncs) > 0 && isFuncNode(n) {
-		if idx, ok := w.modFuncs[n]; ok {
-			if m := w.top(); m != nil && m.idx == idx {
-				w.exitModule(m)
-			}
-		}
-	}
-	switch n.(type) {
-	case *tjs.FuncDecl, *tjs.ArrowFunc, *tjs.MethodDecl:
-		if k := len(w.nests) - 1; k >= 0 {
-			w.nest, w.nests = w.nests[k], w.nests[:k]
-		}
-		w.exitFunc(n)
-	case *tjs.BlockStmt, *tjs.IfStmt, *tjs.ForStmt, *tjs.ForInStmt, *tjs.ForOfStmt, *tjs.WhileStmt, *tjs.DoWhileStmt,
-		*tjs.SwitchStmt, *tjs.LabelledStmt, *tjs.TryStmt, *tjs.WithStmt:
-		w.nest--
-	}
 }
 
 func (w *walker) importStmt(t *tjs.ImportStmt) {
@@ -933,7 +864,7 @@ func (w *walker) literal(t *tjs.LiteralExpr) {
 }
 
 func (w *walker) addString(raw []byte) {
-	if len(w.f.Strings) >= w.lim.MaxStrings {
+	if len(w.strs) >= w.lim.MaxStrings {
 		w.f.StringsOmitted++
 		return
 	}
@@ -945,7 +876,24 @@ func (w *walker) addString(raw []byte) {
 	if len(s.Value) > w.lim.MaxStringBytes {
 		s.Value, s.Truncated = truncate(s.Value, w.lim.MaxStringBytes), true
 	}
-	w.f.Strings = append(w.f.Strings, s)
+	w.strs = append(w.strs, s)
+}
+
+// stringsPool holds slices a walk collects string literals in (walker
+// strs): a file's literals are the most numerous of its facts, and
+// growing JSFacts.Strings literal by literal allocated about twice what
+// it ends up holding.
+var stringsPool = sync.Pool{New: func() any { return new([]ports.JSString) }}
+
+// takeStrings gives the literals collected in w.strs to JSFacts.Strings,
+// in a slice of their own, and the scratch back to the pool, emptied.
+func (w *walker) takeStrings(sp *[]ports.JSString) {
+	if len(w.strs) > 0 {
+		w.f.Strings = slices.Clone(w.strs)
+	}
+	clear(w.strs)
+	*sp, w.strs = w.strs[:0], nil
+	stringsPool.Put(sp)
 }
 
 func (w *walker) template(t *tjs.TemplateExpr) {
@@ -960,6 +908,18 @@ func (w *walker) calleePath(x tjs.IExpr, depth int) (path string, al alias, ok b
 		return "", alias{}, false
 	}
 	return string(b), al, true
+}
+
+// transientPath is calleePath with the path rendered in scratch: a string
+// valid only while scratch is, for the checks every call and new
+// expression goes through, most of which keep nothing. What keeps the path
+// copies it (recordCall).
+func (w *walker) transientPath(scratch []byte, x tjs.IExpr) (path string, al alias, ok bool) {
+	b, al, ok := w.appendCalleePath(scratch, x, 0)
+	if !ok {
+		return "", alias{}, false
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), al, true
 }
 
 // calleeAlias is calleePath's module binding, without the path.
@@ -1191,7 +1151,8 @@ func (w *walker) call(t *tjs.CallExpr) {
 			}
 		}
 	}
-	path, al, ok := w.calleePath(t.X, 0)
+	var scratch [128]byte
+	path, al, ok := w.transientPath(scratch[:0], t.X)
 	if !ok {
 		return
 	}
@@ -1237,7 +1198,8 @@ func (w *walker) newExpr(t *tjs.NewExpr) {
 	if t.Args != nil {
 		args = t.Args.List
 	}
-	path, al, ok := w.calleePath(t.X, 0)
+	var scratch [128]byte
+	path, al, ok := w.transientPath(scratch[:0], t.X)
 	if !ok {
 		return
 	}
@@ -1364,7 +1326,7 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 		w.f.CallsOmitted++
 		return
 	}
-	c := ports.JSCall{New: isNew, Callee: path, Module: al.module, Member: al.member, Offset: -1, InModule: w.inModule()}
+	c := ports.JSCall{New: isNew, Callee: strings.Clone(path), Module: al.module, Member: al.member, Offset: -1, InModule: w.inModule()}
 	if !quiet {
 		c.Args = w.callArgs(args)
 	}
@@ -1696,6 +1658,26 @@ func propKey(n *tjs.PropertyName) (string, bool) {
 	return string(n.Literal.Data), true
 }
 
+// propKeyIs reports whether propKey(n) is key, an ASCII name, without
+// making n's key a string unless it is written with escapes: routes.go
+// asks it of every property of every object literal.
+func propKeyIs(n *tjs.PropertyName, key string) bool {
+	if n == nil || n.IsComputed() {
+		return false
+	}
+	d := n.Literal.Data
+	if n.Literal.TokenType != tjs.StringToken {
+		return len(d) > 0 && string(d) == key
+	}
+	if len(d) >= 2 && (d[0] == '"' || d[0] == '\'') && d[len(d)-1] == d[0] && bytes.IndexByte(d, '\\') < 0 {
+		// decodeString's value unless the bytes are not UTF-8, when it
+		// holds U+FFFD and is no ASCII name either
+		return string(d[1:len(d)-1]) == key
+	}
+	k, ok := propKey(n)
+	return ok && k == key
+}
+
 func (w *walker) varDecl(t *tjs.VarDecl) {
 	if t.TokenType != tjs.ConstToken {
 		w.noteBindings(t)
@@ -1722,7 +1704,7 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 					if n := string(cv.Name()); (n == "__commonJS" || n == "__esm") && len(c.Args.List) == 1 {
 						if obj, ok := c.Args.List[0].Value.(*tjs.ObjectExpr); ok && len(obj.List) == 1 {
 							if idx := w.addTableModule(obj.List[0], "esbuild", nil); idx >= 0 {
-								w.esVars[root(v)] = idx
+								w.setESVar(root(v), idx)
 							}
 						}
 						continue
@@ -1736,7 +1718,7 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 		}
 		switch bt := b.Binding.(type) {
 		case *tjs.Var:
-			w.aliases[root(bt)] = a
+			w.setAlias(root(bt), a)
 		case *tjs.BindingObject:
 			for _, it := range bt.List {
 				k, ok := propKey(it.Key)
@@ -1747,7 +1729,7 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 					w.useName(a.module, k)
 				}
 				if v, ok := it.Value.Binding.(*tjs.Var); ok {
-					w.aliases[root(v)] = alias{module: a.module, member: joinPath(a.member, k)}
+					w.setAlias(root(v), alias{module: a.module, member: joinPath(a.member, k)})
 				}
 			}
 		}
@@ -1943,7 +1925,7 @@ func (w *walker) addTableModule(p tjs.Property, bundler string, fn tjs.INode) in
 	idx := len(w.f.Modules)
 	start := w.offsetOf(p.Name.Literal.Data)
 	w.f.Modules = append(w.f.Modules, ports.JSBundledModule{Bundler: bundler, ID: key, Start: start, End: start})
-	w.modFuncs[fn] = idx
+	w.setModFunc(fn, idx)
 	return idx
 }
 

@@ -66,7 +66,6 @@ type esRequire struct {
 // is when the source is taken to be an esbuild bundle.
 func (w *walker) findEsbuildHelpers(ast *tjs.AST) bool {
 	used := false
-	w.modScopes = map[*tjs.Scope]bool{}
 	w.importedHelpers(ast)
 	var candidates map[ports.JSHelperBinding]bool
 	var last *tjs.Scope
@@ -80,6 +79,9 @@ func (w *walker) findEsbuildHelpers(ast *tjs.AST) bool {
 				// The parser hands out the module scope by copy, so
 				// the scopes are learned from the declarations.
 				last = d.Scope
+				if w.modScopes == nil {
+					w.modScopes = map[*tjs.Scope]bool{}
+				}
 				w.modScopes[last] = true
 			}
 			for _, b := range d.List {
@@ -268,7 +270,7 @@ func (w *walker) esbuildModule(d *tjs.VarDecl, v *tjs.Var, x tjs.IExpr) bool {
 		idx = w.addMinModule(v, unwrapFunc(c.Args.List[0].Value), k)
 	}
 	if idx >= 0 {
-		w.esVars[root(v)] = idx
+		w.setESVar(root(v), idx)
 	}
 	return true
 }
@@ -284,7 +286,7 @@ func (w *walker) addMinModule(v *tjs.Var, fn tjs.INode, k esKind) int {
 	idx := len(w.f.Modules)
 	start := w.offsetOf(v.Data)
 	w.f.Modules = append(w.f.Modules, ports.JSBundledModule{Bundler: "esbuild", Start: start, End: start})
-	w.modFuncs[fn] = idx
+	w.setModFunc(fn, idx)
 	w.minMods = append(w.minMods, minModule{idx: idx, kind: k})
 	return idx
 }

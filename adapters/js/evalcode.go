@@ -86,9 +86,9 @@ func (w *walker) evalModule(m *modCtx, lit *tjs.LiteralExpr) {
 	if !ok {
 		return
 	}
-	w.modFuncs[fn] = m.idx
+	w.setModFunc(fn, m.idx)
 	w.ev = ev
-	tjs.Walk(w, fn)
+	w.walk(fn)
 	w.ev = nil
 	delete(w.modFuncs, fn)
 }

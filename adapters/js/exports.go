@@ -213,7 +213,7 @@ func funcShape(async, generator bool, p *tjs.Params) ports.JSValueShape {
 func classShape(c *tjs.ClassDecl) ports.JSValueShape {
 	for _, el := range c.List {
 		if m := el.Method; m != nil && !m.Static && m.Name.Private == nil {
-			if k, ok := propKey(&m.Name.PropertyName); ok && k == "constructor" {
+			if propKeyIs(&m.Name.PropertyName, "constructor") {
 				return ports.JSValueShape{Kind: ports.JSValueClass, Params: len(m.Params.List), Rest: m.Params.Rest != nil}
 			}
 		}

@@ -105,7 +105,7 @@ func (w *walker) noteFuncArgs(args []tjs.Arg) {
 // noteImportedArg notes argument i of call n when it names a binding
 // imported from a relative module (ports.JSFunction.Module).
 func (w *walker) noteImportedArg(n, i int, x tjs.IExpr) {
-	_, al, ok := w.calleePath(x, 0)
+	al, ok := w.calleeAlias(x)
 	if !ok || al.member == "" || !(strings.HasPrefix(al.module, "./") || strings.HasPrefix(al.module, "../")) {
 		return
 	}

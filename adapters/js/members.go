@@ -94,7 +94,7 @@ func (w *walker) exposedLiteral(x tjs.IExpr, c *ports.JSCall) *tjs.ObjectExpr {
 // (ports.JSFunction First and End), or a binding imported from a relative
 // module (Module and Member, no body: the other file's export says).
 func (w *walker) noteMemberByName(n int, key string, v *tjs.Var) {
-	if _, al, ok := w.calleePath(v, 0); ok && al.member != "" && (strings.HasPrefix(al.module, "./") || strings.HasPrefix(al.module, "../")) {
+	if al, ok := w.calleeAlias(v); ok && al.member != "" && (strings.HasPrefix(al.module, "./") || strings.HasPrefix(al.module, "../")) {
 		w.fnPending = append(w.fnPending, fnArg{call: n, arg: 1, imp: al, prop: key})
 		return
 	}

@@ -87,7 +87,7 @@ func (w *walker) routeObject(t *tjs.ObjectExpr) {
 		if p.Spread || p.Name == nil {
 			continue
 		}
-		if k, ok := propKey(p.Name); ok && k == "routes" {
+		if propKeyIs(p.Name, "routes") {
 			w.routeArg(p.Value, "property:routes")
 		}
 	}
@@ -154,7 +154,7 @@ func routePath(obj *tjs.ObjectExpr) (val tjs.IExpr, s string, ok bool) {
 		if p.Spread || p.Name == nil {
 			continue
 		}
-		if k, kok := propKey(p.Name); kok && k == "path" {
+		if propKeyIs(p.Name, "path") {
 			s, ok = literalString(p.Value)
 			return p.Value, s, ok
 		}
@@ -213,7 +213,7 @@ func (w *walker) emitRoutes(arr *tjs.ArrayExpr, parent int, via string, depth in
 			if p.Spread || p.Name == nil {
 				continue
 			}
-			if k, ok := propKey(p.Name); !ok || k != "children" {
+			if !propKeyIs(p.Name, "children") {
 				continue
 			}
 			var child *tjs.ArrayExpr

@@ -1,6 +1,7 @@
 package js
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -148,4 +149,24 @@ func unescape(b []byte) string {
 	}
 	flush()
 	return sb.String()
+}
+
+// indexRare is bytes.Index(s, sep), searching for sep's byte at rare, a
+// byte seldom in code: bytes.Index's vectorised byte search stops at each
+// of sep's first byte, and the markers every file is scanned for start
+// with common ones ('p' of "pack", '.' of ".exports").
+func indexRare(s, sep []byte, rare int) int {
+	c := sep[rare]
+	for i := rare; i < len(s); {
+		j := bytes.IndexByte(s[i:], c)
+		if j < 0 {
+			return -1
+		}
+		at := i + j - rare
+		if at+len(sep) <= len(s) && string(s[at:at+len(sep)]) == string(sep) {
+			return at
+		}
+		i += j + 1
+	}
+	return -1
 }

@@ -32,14 +32,6 @@ type moduleUses struct {
 	over  map[string]bool // names beyond maxUseNames
 }
 
-// memberUse records x.name when x is a module object.
-func (w *walker) memberUse(x tjs.IExpr, name string) {
-	if name == "" {
-		return
-	}
-	w.useName(w.usedModule(x), name)
-}
-
 // usedModule is the module whose member a read of x.name reads: x an alias
 // of a whole module, or require("m"); "" otherwise. (Asked first, so that
 // the name of the member of anything else is never made a string.)
@@ -60,7 +52,11 @@ func (w *walker) usedModule(x tjs.IExpr) string {
 	return ""
 }
 
-func (w *walker) useName(spec, name string) {
+func (w *walker) useName(spec, name string) { useName(w, spec, name) }
+
+// useName notes that the file reads member name of module spec; name is
+// made a string only the first time.
+func useName[S string | []byte](w *walker, spec string, name S) {
 	if spec == "" {
 		return
 	}
@@ -75,14 +71,14 @@ func (w *walker) useName(spec, name string) {
 		w.useOrder = append(w.useOrder, k)
 	}
 	switch {
-	case slices.Contains(u.names, name):
+	case slices.ContainsFunc(u.names, func(n string) bool { return n == string(name) }):
 	case len(u.names) >= maxUseNames:
 		if u.over == nil {
 			u.over = map[string]bool{}
 		}
-		u.over[name] = true
+		u.over[string(name)] = true
 	default:
-		u.names = append(u.names, name)
+		u.names = append(u.names, string(name))
 	}
 }
 

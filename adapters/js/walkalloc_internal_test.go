@@ -2,6 +2,7 @@ package js
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/tdewolff/parse/v2"
@@ -23,7 +24,7 @@ func walkerOn(t *testing.T, src string) (*walker, []tjs.IExpr) {
 	w := newWalker(context.Background(), buf, ports.JSRequest{}, limitsOf(ports.JSLimits{}), &ports.JSFacts{})
 	w.scope = &ast.BlockStmt.Scope
 	w.bindImports(ast)
-	tjs.Walk(w, ast)
+	w.walk(ast)
 	var xs []tjs.IExpr
 	for _, st := range ast.BlockStmt.List {
 		if e, ok := st.(*tjs.ExprStmt); ok {
@@ -76,7 +77,112 @@ o.aMemberNameLongerThanThirtyTwoBytes;
 		t.Errorf("assign x.y.z = 1: %v allocations, want 0", n)
 	}
 	read := xs[6].(*tjs.DotExpr)
-	if n := testing.AllocsPerRun(20, func() { w.Enter(read) }); n > 0 {
-		t.Errorf("Enter o.aMemberNameLongerThanThirtyTwoBytes: %v allocations, want 0", n)
+	if n := testing.AllocsPerRun(20, func() { w.walk(read) }); n > 0 {
+		t.Errorf("walk o.aMemberNameLongerThanThirtyTwoBytes: %v allocations, want 0", n)
+	}
+}
+
+// A call or new expression the selector does not select is looked at and
+// left: its callee path is compared, never kept, so it is never made a
+// string. A selected one keeps a copy of its own.
+func TestUnselectedCallsAllocateNothing(t *testing.T) {
+	src := "aa.bb.cc.dd.ee.ff(1);\nnew f.g.H(2);\nx.y.open(3);\nzz.ww.open(4);\n"
+	buf := make([]byte, len(src), len(src)+1)
+	copy(buf, src)
+	ast, err := tjs.Parse(parse.NewInputBytes(buf), tjs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &ports.JSFacts{}
+	w := newWalker(context.Background(), buf, ports.JSRequest{Calls: &ports.JSCallSelector{LastNames: []string{"open"}}}, limitsOf(ports.JSLimits{}), f)
+	w.scope = &ast.BlockStmt.Scope
+	var xs []tjs.IExpr
+	for _, st := range ast.BlockStmt.List {
+		xs = append(xs, st.(*tjs.ExprStmt).Value)
+	}
+	call, nw := xs[0].(*tjs.CallExpr), xs[1].(*tjs.NewExpr)
+	if n := testing.AllocsPerRun(20, func() { w.call(call) }); n > 0 {
+		t.Errorf("call aa.bb.cc.dd.ee.ff(1): %v allocations, want 0", n)
+	}
+	if n := testing.AllocsPerRun(20, func() { w.newExpr(nw) }); n > 0 {
+		t.Errorf("new f.g.H(2): %v allocations, want 0", n)
+	}
+	if len(f.Calls) != 0 {
+		t.Fatalf("recorded %+v", f.Calls)
+	}
+	w.walk(ast)
+	// Each callee is the call's own string: the scratch the first was
+	// rendered in holds the second's by then.
+	if len(f.Calls) != 2 || f.Calls[0].Callee != "x.y.open" || f.Calls[1].Callee != "zz.ww.open" {
+		t.Fatalf("recorded %+v, want x.y.open and zz.ww.open", f.Calls)
+	}
+}
+
+// A module member read again, a string-keyed member read of anything but
+// a module and the keys of an object literal that routes.go looks for are
+// compared where the source holds them, never made strings.
+func TestMemberReadsAndKeysAllocateNothing(t *testing.T) {
+	w, xs := walkerOn(t, `const m = require("m");
+m.aMemberNameLongerThanSixteen;
+m.aMemberNameLongerThanSixteen;
+o["aKeyNameLongerThanSixteenBytes"];
+({aPropertyNameLongerThanSixteen: 1, "aQuotedNameLongerThanSixteen": 2, routes: []});
+`)
+	if len(xs) != 4 {
+		t.Fatalf("%d expression statements", len(xs))
+	}
+	again := xs[1].(*tjs.DotExpr)
+	if n := testing.AllocsPerRun(20, func() { w.walk(again) }); n > 0 {
+		t.Errorf("walk m.aMemberNameLongerThanSixteen read again: %v allocations, want 0", n)
+	}
+	index := xs[2].(*tjs.IndexExpr)
+	w.lim.MaxStrings = len(w.strs) // the key is a string literal fact of its own
+	if n := testing.AllocsPerRun(20, func() { w.walk(index) }); n > 0 {
+		t.Errorf(`walk o["aKeyNameLongerThanSixteenBytes"]: %v allocations, want 0`, n)
+	}
+	obj := xs[3].(*tjs.GroupExpr).X.(*tjs.ObjectExpr)
+	w.routeCands = nil
+	if n := testing.AllocsPerRun(20, func() { w.routeCands = w.routeCands[:0]; w.routeObject(obj) }); n > 0 {
+		t.Errorf("routeObject: %v allocations, want 0", n)
+	}
+	if len(w.routeCands) != 1 || w.routeCands[0].via != "property:routes" {
+		t.Errorf("route candidates %+v, want the routes property's", w.routeCands)
+	}
+	if u := w.uses[useKey{"m", -1}]; u == nil || !slices.Equal(u.names, []string{"aMemberNameLongerThanSixteen"}) {
+		t.Errorf("uses of m: %+v", u)
+	}
+}
+
+// A walker is one allocation: the maps most files never fill are made on
+// first use.
+func TestNewWalkerAllocatesOnce(t *testing.T) {
+	req := ports.JSRequest{Calls: &ports.JSCallSelector{LastNames: []string{"open"}, Roots: []string{"window"}}}
+	lim := limitsOf(ports.JSLimits{})
+	f := &ports.JSFacts{}
+	newWalker(context.Background(), nil, req, lim, f) // the selector's sets, made once
+	if n := testing.AllocsPerRun(20, func() { newWalker(context.Background(), nil, req, lim, f) }); n > 1 {
+		t.Errorf("newWalker: %v allocations, want 1", n)
+	}
+	w, _ := walkerOn(t, `const m = require("m"), {a: b} = require("n"); m.x(); b();`)
+	if w.aliases[w.scope.Declared[0]].module != "m" || len(w.aliases) != 2 {
+		t.Errorf("aliases %v", w.aliases)
+	}
+}
+
+// extract takes its walker and the scratch for a file's string literals
+// from pools, with the room of the lists every walk appends to: a file
+// without facts to record costs it no allocation.
+func TestExtractReusesItsWalker(t *testing.T) {
+	src := "g(() => { var a = 1, b = 2; a = 3; b++; return a + b });\n"
+	buf := make([]byte, len(src), len(src)+1)
+	copy(buf, src)
+	ast, err := tjs.Parse(parse.NewInputBytes(buf), tjs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := ports.JSRequest{Source: buf, Calls: &ports.JSCallSelector{LastNames: []string{"open"}}}
+	lim, f := limitsOf(ports.JSLimits{}), &ports.JSFacts{}
+	if n := testing.AllocsPerRun(20, func() { extract(context.Background(), buf, req, lim, f, ast) }); n > 0 {
+		t.Errorf("extract of %q: %v allocations, want 0", src, n)
 	}
 }

@@ -283,7 +283,7 @@ func (w *walker) externalRequire(callee *tjs.Var, arg tjs.IExpr) (string, bool) 
 // (almost all) skip the walk of their functions.
 func runCallSite(src []byte) bool {
 	for i := 0; ; {
-		j := bytes.Index(src[i:], []byte(".exports"))
+		j := indexRare(src[i:], []byte(".exports"), 2)
 		if j < 0 {
 			return false
 		}
@@ -340,7 +340,7 @@ func (w *walker) chunkURLObject(v *tjs.Var, obj *tjs.ObjectExpr) {
 		if p.Name == nil || len(p.Name.Literal.Data) > 3 { // "u" or 'u' at most; most keys are longer
 			continue
 		}
-		if k, ok := propKey(p.Name); ok && k == "u" && unwrapFunc(p.Value) != nil {
+		if propKeyIs(p.Name, "u") && unwrapFunc(p.Value) != nil {
 			w.noteChunkURL(v, p.Value)
 		}
 	}
