@@ -130,10 +130,14 @@ func elfBuildID(src source, f *elf.File) []byte {
 			}
 		}
 	}
+	// A note named by several headers is read once (a hostile file named
+	// the same 24 bytes in each of 30,000 PT_NOTEs: a read each).
+	read := make(map[[2]uint64]bool, min(len(spans), 64))
 	for _, sp := range spans {
-		if sp[1] > maxNoteBytes || !src.contains(sp[0], sp[1]) {
+		if sp[1] > maxNoteBytes || !src.contains(sp[0], sp[1]) || read[sp] {
 			continue
 		}
+		read[sp] = true
 		b, err := src.read(sp[0], sp[1])
 		if err != nil {
 			continue

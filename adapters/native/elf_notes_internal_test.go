@@ -2,6 +2,7 @@ package native
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"slices"
 	"testing"
 
@@ -44,5 +45,38 @@ func TestWithNotes(t *testing.T) {
 	}
 	if got := withNotes(nil, progs); len(got) != 0 {
 		t.Errorf("without loads: %+v", got)
+	}
+}
+
+// noteReads counts the reads of a file.
+type noteReads struct {
+	b     []byte
+	reads int
+}
+
+func (c *noteReads) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	return copy(p, c.b[off:]), nil
+}
+
+// TestBuildIDNoteReadOnce: a note named by many program headers is read
+// once when the build ID is looked for (a hostile file named the same
+// bytes in 30,000 PT_NOTEs, a read each), and its ID is still found.
+func TestBuildIDNoteReadOnce(t *testing.T) {
+	note := []byte{4, 0, 0, 0, 8, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 1, 2, 3, 4, 5, 6, 7, 8}
+	other := []byte{4, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 'G', 'N', 'U', 0, 0, 0, 0, 0} // an ABI tag, no build ID
+	data := append(append(make([]byte, 64), other...), note...)
+	f := &elf.File{FileHeader: elf.FileHeader{ByteOrder: binary.LittleEndian}}
+	for range 1000 {
+		f.Progs = append(f.Progs, &elf.Prog{ProgHeader: elf.ProgHeader{Type: elf.PT_NOTE, Off: 64, Filesz: uint64(len(other))}})
+	}
+	f.Progs = append(f.Progs, &elf.Prog{ProgHeader: elf.ProgHeader{Type: elf.PT_NOTE, Off: uint64(64 + len(other)), Filesz: uint64(len(note))}})
+	r := &noteReads{b: data}
+	id := elfBuildID(source{r: r, size: int64(len(data)), format: "elf"}, f)
+	if want := []byte{1, 2, 3, 4, 5, 6, 7, 8}; !slices.Equal(id, want) {
+		t.Fatalf("build ID %x, want %x", id, want)
+	}
+	if r.reads != 2 {
+		t.Errorf("%d reads, want 2 (each note once)", r.reads)
 	}
 }
