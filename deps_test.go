@@ -37,8 +37,9 @@ import (
 //	core/<family>      core + ports + the JSON libraries (core/jsapp and
 //	                   core/browser also core/internal/srcmap); core/jsapp also
 //	                   core/artifact (the application graph is built over the
-//	                   artifact graph's inventory) and go-json-experiment/json
-//	                   (source maps decoded in one pass); no other family imports
+//	                   artifact graph's inventory), go-json-experiment/json
+//	                   (source maps decoded in one pass) and internal/hugeheap;
+//	                   no other family imports
 //	                   a sibling; core/browser also core/web (its capture
 //	                   results are the shapes compare_web_captures accepts,
 //	                   so their result schemas are that operation's);
@@ -58,6 +59,9 @@ import (
 //	adapters/internal/fakeproc  standard library only: process behaviour of
 //	                   the fake engines the ghidra and hopper tests build
 //	adapters/hosts     ports + go-toml (agent hosts' configuration files)
+//	internal/hugeheap  standard library only: the heap's fresh memory in
+//	                   transparent huge pages, which core/jsapp and
+//	                   adapters/native ask for in a process rea owns
 //	adapters/pty       ports + supervisor + creack/pty + charmbracelet/x/vt (process capture)
 //	adapters/gdbremote ports + supervisor (native call tracing under gdbserver)
 //	adapters/mcp       core + ports + go-sdk (and jsonschema-go, its Tool's schema type)
@@ -79,7 +83,7 @@ var policy = []struct {
 	{"rea/ports", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/standard", []string{"rea/core", "rea/core/annotate", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/diff", "rea/core/jsapp", "rea/core/process", "rea/core/runtime", "rea/core/web"}, []string{"rea/core/typecheck", "rea/ports", "rea/ports/portstest", "github.com/matryer/is"}},
 	{"rea/core/browser", append([]string{"rea/core/web", "rea/core/internal/srcmap"}, familyAllowed...), familyTests},
-	{"rea/core/jsapp", append([]string{"rea/core/artifact", "rea/core/internal/srcmap", fastJSON}, familyAllowed...), familyTests},
+	{"rea/core/jsapp", append([]string{"rea/core/artifact", "rea/core/internal/srcmap", "rea/internal/hugeheap", fastJSON}, familyAllowed...), familyTests},
 	{"rea/core/artifact", familyAllowed, familyTests},
 	{"rea/core/binary", append([]string{"github.com/ianlancetaylor/demangle", "rea/core/codeloc"}, familyAllowed...), familyTests},
 	{"rea/core/web", familyAllowed, familyTests},
@@ -94,6 +98,7 @@ var policy = []struct {
 	{"rea/core/internal/jcs", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/internal/identify", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/internal/srcmap", nil, nil},
+	{"rea/internal/hugeheap", nil, nil},
 	{"rea/core/internal/gentest", nil, nil},
 	{"rea/core/", nil, nil}, // a new family needs its own row
 	{"rea/core", append([]string{"rea/core/present", "rea/core/internal/jcs", "rea/core/internal/identify"}, kernelAllowed...), []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}},
@@ -102,7 +107,7 @@ var policy = []struct {
 	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/", "github.com/google/jsonschema-go/jsonschema"},
 		[]string{"rea/core/standard", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/matryer/is"}},
 	{"rea/adapters/cli", []string{"rea/core", "rea/core/product", "rea/ports", "github.com/alecthomas/kong", fastJSON}, []string{"rea/core/standard", "github.com/matryer/is"}},
-	{"rea/adapters/native", []string{"rea/ports", "rea/ports/libc", "rea/adapters/native/", "golang.org/x/arch/", "rea/supervisor", "rea/snapshot"}, engineTests},
+	{"rea/adapters/native", []string{"rea/ports", "rea/ports/libc", "rea/adapters/native/", "golang.org/x/arch/", "rea/supervisor", "rea/snapshot", "rea/internal/hugeheap"}, engineTests},
 	{"rea/adapters/asar", []string{"rea/ports", "rea/adapters/asar/"}, engineTests},
 	{"rea/adapters/zip", []string{"rea/ports"}, engineTests},
 	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}, engineTests},

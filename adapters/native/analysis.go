@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"rea/internal/hugeheap"
 	"rea/ports"
 )
 
@@ -166,6 +167,9 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 	if st.IsDir() {
 		f.Close()
 		return nil, fmt.Errorf("native: open %s: is a directory: %w", path, ports.ErrUnsupported)
+	}
+	if st.Size() >= hugeHeapBytes && tuning.Load() {
+		hugeheap.Prepare() // the heap's fresh memory in huge pages (hugeheap's doc)
 	}
 	m := mapFile(f, st.Size())
 	a, err := newAnalysis(f, st.Size(), filepath.Base(path), opts, m)

@@ -99,6 +99,10 @@ type Request struct {
 	// included) but never the inventory result, whose text is then not
 	// written: the graph's lists are streamed into the digest instead.
 	NoText bool
+	// Sized, when set, is told how many bytes the root's files declare
+	// (their sizes as listed) before any is read: a caller can size what
+	// it prepares by the work ahead.
+	Sized func(bytes int64)
 	// Content, when set, is handed the whole bytes of each regular file
 	// that Wants selects, from the goroutine that hashed them, right after
 	// hashing and only when they match any hash the container declared: a
@@ -434,6 +438,13 @@ func Build(ctx context.Context, req Request) (g *Graph, err error) {
 		return nil, err
 	}
 	level := b.hashable(b.items)
+	if req.Sized != nil {
+		var n int64
+		for _, it := range level {
+			n = satAdd(n, max(artSize(it), 0))
+		}
+		req.Sized(n)
+	}
 	// Nested containers are expanded only from the root's own level (see
 	// expandable), so this ends after at most two rounds.
 	for len(level) > 0 {

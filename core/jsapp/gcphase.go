@@ -41,7 +41,9 @@ var tuning atomic.Bool
 // TuneCollector lets a JavaScript application analysis relax the
 // collector's target while it parses and seals (the target the process had
 // is put back when the last analysis ends) and start a collection before
-// the seal: less collector work for more memory. Off by default.
+// the seal: less collector work for more memory. It also lets the first
+// analysis ask for the heap's fresh memory in huge pages (hugeheap.Prepare).
+// Off by default.
 func TuneCollector(on bool) { tuning.Store(on) }
 
 // collectGarbage starts a collection in the background (the analysis

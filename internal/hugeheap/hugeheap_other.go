@@ -1,0 +1,6 @@
+//go:build !linux
+
+package hugeheap
+
+// Prepare does nothing off Linux.
+func Prepare() bool { return false }
