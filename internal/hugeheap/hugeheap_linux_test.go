@@ -98,6 +98,9 @@ func TestBlockIsNotZeroed(t *testing.T) {
 	if heapBytes() > smallHeap {
 		t.Skip("the test binary's heap is too large for advise to act")
 	}
+	// The spacer may be zeroed (it takes the freed pages): its faults are
+	// allowed, the block's 16,384 are not.
+	allowed := int64((heapBytes()-liveObjects()+1<<20)/4096) + 2048
 	var before, after syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &before); err != nil {
 		t.Fatal(err)
@@ -108,7 +111,7 @@ func TestBlockIsNotZeroed(t *testing.T) {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &after); err != nil {
 		t.Fatal(err)
 	}
-	if faults := after.Minflt - before.Minflt; faults > 4096 {
-		t.Fatalf("%d page faults while the block was made: it was zeroed", faults)
+	if faults := after.Minflt - before.Minflt; faults > allowed {
+		t.Fatalf("%d page faults while the block was made (%d allowed): it was zeroed", faults, allowed)
 	}
 }
