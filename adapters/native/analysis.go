@@ -168,8 +168,8 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 		f.Close()
 		return nil, fmt.Errorf("native: open %s: is a directory: %w", path, ports.ErrUnsupported)
 	}
-	if st.Size() >= hugeHeapBytes && tuning.Load() {
-		hugeheap.Prepare() // the heap's fresh memory in huge pages (hugeheap's doc)
+	if tuning.Load() {
+		hugeheap.PrepareFor(st.Size()) // the heap's fresh memory in huge pages (hugeheap's doc)
 	}
 	m := mapFile(f, st.Size())
 	a, err := newAnalysis(f, st.Size(), filepath.Base(path), opts, m)

@@ -291,15 +291,9 @@ var tuning atomic.Bool
 
 // TuneCollector lets whole-file discovery of a large target give the heap
 // it leaves behind back to the system when it ends (releaseDiscovery), and
-// the first open of a target of hugeHeapBytes or more ask for the heap's
-// fresh memory in huge pages. Off by default.
+// the first open of a target of hugeheap.MinInput or more ask for the
+// heap's fresh memory in huge pages. Off by default.
 func TuneCollector(on bool) { tuning.Store(on) }
-
-// hugeHeapBytes is the smallest target for which opening it asks for the
-// heap's fresh memory in huge pages (hugeheap.Prepare), when the tuning is
-// on: rea analyze on cc1 (33 MB) made 12,000 page faults of 4 KiB where
-// it makes about 1,100 with them.
-const hugeHeapBytes = 4 << 20
 
 // releaseMinCode is the least code (executable file bytes) a target needs
 // for releaseDiscovery to force a collection: below it the builder's heap

@@ -368,17 +368,11 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	return nil
 }
 
-// hugeHeapBytes is the input from which an analysis asks for the heap's
-// fresh memory in huge pages (hugeheap): below it the 2 MiB pages' zeroing
-// and the collection cost more than the page faults they save (an app of
-// one file took 12 ms longer).
-const hugeHeapBytes = 4 << 20
-
-// prepareHeap asks for huge pages before an input of hugeHeapBytes or
-// more is read, in a process whose host allows the tuning.
+// prepareHeap asks for the heap's fresh memory in huge pages before the
+// files are read (hugeheap), in a process whose host allows the tuning.
 func prepareHeap(bytes int64) {
-	if bytes >= hugeHeapBytes && tuning.Load() {
-		hugeheap.Prepare()
+	if tuning.Load() {
+		hugeheap.PrepareFor(bytes)
 	}
 }
 

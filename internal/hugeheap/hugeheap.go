@@ -5,9 +5,10 @@
 // kernel backs each 4 KiB page at its first touch with a page fault. Where
 // transparent huge pages are given only on request ("madvise", Debian's
 // default), a JavaScript application of 10 MB took about 15,000 such
-// faults and rea analyze on gcc's cc1 about 12,000, and a fault is dear on
-// a virtual machine: with the heap's fresh memory in 2 MiB pages they took
-// about 3,000 and 1,100, and 12-18% and 22% less wall time (2 cores).
+// faults and rea analyze on gcc's cc1 about 11,000-12,000, and a fault is
+// dear on a virtual machine: with the heap's fresh memory in 2 MiB pages
+// they took about 3,000-6,000 and 4,000-4,400, and 12-18% and 22% less
+// wall time (2 cores).
 //
 // Prepare allocates a large block once per process, asks the kernel
 // (MADV_HUGEPAGE) to back the whole 2 MiB pages inside it with huge pages,
@@ -16,12 +17,25 @@
 // allocations, lowest first, where the advice holds: the runtime maps
 // fresh heap memory with mmap and gives it back with MADV_DONTNEED,
 // neither of which clears the advice of pages it has mapped. core/jsapp
-// and adapters/native call it, in a process whose host allows them to
-// tune the collector (cmd/rea does), before work on an input of 4 MiB or
-// more.
+// and adapters/native call PrepareFor, in a process whose host allows them
+// to tune the collector (cmd/rea does), before work on an input.
 package hugeheap
 
 // Bytes is how much Prepare maps and advises: about the heap a 50 MB
 // JavaScript application reaches (npm-50 took 25% less wall time with
 // 256 MiB than without, 15% with 64 MiB, in one run of each).
 const Bytes = 256 << 20
+
+// MinInput is the least input PrepareFor prepares for: below it the huge
+// pages' zeroing and the collection cost more than the faults they save
+// (a JavaScript app of one file took 12 ms longer; libc, 2 MB, gained
+// nothing).
+const MinInput = 4 << 20
+
+// PrepareFor calls Prepare before work on an input of n bytes, when n is
+// at least MinInput.
+func PrepareFor(n int64) {
+	if n >= MinInput {
+		Prepare()
+	}
+}

@@ -45,7 +45,8 @@ func prepare(n int) bool {
 
 // advise is prepare, with the range it advised.
 func advise(n int) (lo, hi uintptr, ok bool) {
-	if debug.SetMemoryLimit(-1) < 4*int64(n) || heapBytes() > smallHeap {
+	objects, heap := heapBytes()
+	if debug.SetMemoryLimit(-1) < 4*int64(n) || heap > smallHeap {
 		return 0, 0, false
 	}
 	if b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || !bytes.Contains(b, []byte("[madvise]")) {
@@ -61,7 +62,7 @@ func advise(n int) (lo, hi uintptr, ok bool) {
 	// thirty. A spacer larger than every free run takes the used pages
 	// first (they are the only run it fits), so the block lies wholly in
 	// fresh memory.
-	spacer := make([]byte, heapBytes()-liveObjects()+1<<20)
+	spacer := make([]byte, heap-objects+1<<20)
 	block := make([]byte, n)
 	runtime.KeepAlive(spacer)
 	spacer = nil
@@ -80,26 +81,19 @@ func advise(n int) (lo, hi uintptr, ok bool) {
 	return lo, hi, ok
 }
 
-// liveObjects is the heap's objects.
-func liveObjects() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
-}
-
-// heapBytes is the heap's objects and the free memory it has not given
-// back to the kernel.
-func heapBytes() uint64 {
+// heapBytes is the heap's objects, and those with the free and unused
+// memory it has not given back to the kernel.
+func heapBytes() (objects, heap uint64) {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
 	metrics.Read(s)
-	var n uint64
-	for _, x := range s {
-		if x.Value.Kind() == metrics.KindUint64 {
-			n += x.Value.Uint64()
+	for i, x := range s {
+		if x.Value.Kind() != metrics.KindUint64 {
+			continue
 		}
+		if i == 0 {
+			objects = x.Value.Uint64()
+		}
+		heap += x.Value.Uint64()
 	}
-	return n
+	return objects, heap
 }
