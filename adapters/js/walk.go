@@ -64,23 +64,9 @@ func (w *walker) walk(n tjs.INode) {
 		w.walk(t.Post)
 		w.nest--
 	case *tjs.ForInStmt:
-		w.nest++
-		w.noteWrite(t.Init, 0)
-		if t.Body != nil {
-			w.walk(t.Body)
-		}
-		w.walk(t.Init)
-		w.walk(t.Value)
-		w.nest--
+		w.forEach(t.Init, t.Value, t.Body)
 	case *tjs.ForOfStmt:
-		w.nest++
-		w.noteWrite(t.Init, 0)
-		if t.Body != nil {
-			w.walk(t.Body)
-		}
-		w.walk(t.Init)
-		w.walk(t.Value)
-		w.nest--
+		w.forEach(t.Init, t.Value, t.Body)
 	case *tjs.CaseClause:
 		for _, s := range t.List {
 			w.walk(s)
@@ -347,4 +333,16 @@ func (w *walker) closeFunc(n tjs.INode) {
 		w.nest, w.nests = w.nests[k], w.nests[:k]
 	}
 	w.exitFunc(n)
+}
+
+// forEach walks a for-in or for-of loop: its binding is written each turn.
+func (w *walker) forEach(init, value tjs.IExpr, body *tjs.BlockStmt) {
+	w.nest++
+	w.noteWrite(init, 0)
+	if body != nil {
+		w.walk(body)
+	}
+	w.walk(init)
+	w.walk(value)
+	w.nest--
 }
