@@ -132,14 +132,7 @@ func TestRecheckSettled(t *testing.T) {
 		for _, keep := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/keep=%v", tc.name, keep), func(t *testing.T) {
 				dir := settledTree(t)
-				g, err := Build(context.Background(), Request{Op: "inventory_artifact", Path: dir, Policy: IntegrityFail, Limits: defaultArtifactLimits, KeepOpen: keep,
-					Observe: func(s string) {
-						if strings.HasPrefix(s, "hashing") {
-							if err := tc.change(dir); err != nil {
-								t.Error(err)
-							}
-						}
-					}})
+				g, err := buildChanging(t, dir, keep, tc.change)
 				switch {
 				case tc.want == "-":
 					if err != nil {
@@ -234,14 +227,7 @@ func TestHeldGivenBack(t *testing.T) {
 // where it went, and the recheck (not the read) reports the change.
 func TestReadBeneathHeldDirectory(t *testing.T) {
 	dir := walkTree(t)
-	_, err := Build(context.Background(), Request{Op: "inventory_artifact", Path: dir, Policy: IntegrityFail, Limits: defaultArtifactLimits,
-		Observe: func(s string) {
-			if strings.HasPrefix(s, "hashing") {
-				if err := os.Rename(filepath.Join(dir, "b/d"), filepath.Join(dir, "b/D")); err != nil {
-					t.Error(err)
-				}
-			}
-		}})
+	_, err := buildChanging(t, dir, false, func(dir string) error { return os.Rename(filepath.Join(dir, "b/d"), filepath.Join(dir, "b/D")) })
 	if err == nil || !strings.Contains(err.Error(), "changed while it was read") {
 		t.Fatalf("got %v, want the directory changed", err)
 	}

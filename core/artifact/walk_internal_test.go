@@ -167,14 +167,7 @@ func TestRecheckSeesTreeChanges(t *testing.T) {
 					}
 					return nil
 				})
-				g, err := Build(context.Background(), Request{Op: "inventory_artifact", Path: dir, Policy: IntegrityFail, Limits: defaultArtifactLimits, KeepOpen: keep,
-					Observe: func(s string) {
-						if strings.HasPrefix(s, "hashing") {
-							if err := tc.change(dir); err != nil {
-								t.Error(err)
-							}
-						}
-					}})
+				g, err := buildChanging(t, dir, keep, tc.change)
 				switch {
 				case tc.want == "-":
 					if err != nil {
@@ -189,4 +182,18 @@ func TestRecheckSeesTreeChanges(t *testing.T) {
 			})
 		}
 	}
+}
+
+// buildChanging inventories dir, with change made to it when the hashing
+// starts (after the walk, before the recheck).
+func buildChanging(t *testing.T, dir string, keep bool, change func(dir string) error) (*Graph, error) {
+	t.Helper()
+	return Build(context.Background(), Request{Op: "inventory_artifact", Path: dir, Policy: IntegrityFail, Limits: defaultArtifactLimits, KeepOpen: keep,
+		Observe: func(s string) {
+			if strings.HasPrefix(s, "hashing") {
+				if err := change(dir); err != nil {
+					t.Error(err)
+				}
+			}
+		}})
 }
