@@ -26,7 +26,7 @@ func TestAnalyzeHelpNamesTheDetails(t *testing.T) {
 	var out, errOut bytes.Buffer
 	is.Equal(cli.Run(context.Background(), []string{"analyze", "--help"}, &cli.Options{Catalog: cat, Registry: reg, Stdout: &out, Stderr: &errOut}), 0)
 	help := strings.Join(strings.Fields(out.String()), " ") // kong wraps lines
-	is.True(strings.Contains(help, "concise: counts and segments"))
+	is.True(strings.Contains(help, "concise: counts and the first 64 segments"))
 	is.True(strings.Contains(help, "detailed (the default): also the first --limit procedures and strings"))
 }
 

@@ -576,7 +576,7 @@ func (e *env) open(s *core.Session, path string) (*core.Result, error) {
 
 type analyzeCmd struct {
 	Path   string `arg:"" help:"File to analyze." type:"path"`
-	Detail string `enum:"concise,detailed" default:"detailed" help:"concise: counts and segments; detailed (the default): also the first --limit procedures and strings."`
+	Detail string `enum:"concise,detailed" default:"detailed" help:"concise: counts and the first 64 segments; detailed (the default): also the first --limit procedures and strings."`
 	Limit  int    `default:"10" help:"How many procedures and strings to show (1-50)."`
 }
 

@@ -949,7 +949,7 @@ func opBinaryOverview() *core.Operation {
 			"while whole-file discovery runs in the background; list_procedures waits for it. " +
 			"stripped: the file keeps no static symbol table (.symtab), only dynamic symbols; debug_info: it keeps DWARF; " +
 			"debug_link: the separate debug file it names (.gnu_debuglink, a PE's CodeView PDB), not necessarily read.",
-		Input: core.InputSchema(nil, `"detail": {"enum":["concise","detailed"],"default":"concise","description":"concise: counts and segments; detailed: also the first procedures and strings."}`,
+		Input: core.InputSchema(nil, `"detail": {"enum":["concise","detailed"],"default":"concise","description":"concise: counts and the first 64 segments; detailed: also the first procedures and strings."}`,
 			`"limit": {"type":"integer","minimum":1,"maximum":50,"default":10,"description":"How many procedures and strings a detailed overview samples (1-50)."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
  "required":["detail","document","format","architecture","entry","procedure_count","procedure_list","segment_count","string_count","name_count","stripped","debug_info","debug_link","segments","procedures","strings"],
@@ -966,6 +966,13 @@ func opBinaryOverview() *core.Operation {
 		Handler:  handleBinaryOverview,
 	}
 }
+
+// overviewSegments is how many segments an overview lists: every one of
+// an ordinary executable's, while a relocatable object built with
+// -ffunction-sections (thousands of .text.* sections) or a hostile file
+// does not bury the overview's counts in rows. segment_count counts
+// them all; list_segments lists them.
+const overviewSegments = 64
 
 func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 	docs, err := documents(ctx, c)
@@ -1039,6 +1046,10 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 			continue
 		}
 		segOut = append(segOut, OverviewSegment{Name: s.Name, Start: core.Hex(s.Start), End: core.Hex(s.Start + s.Size), Length: core.Hex(s.Size)})
+	}
+	if n := len(segOut); n > overviewSegments {
+		segOut = segOut[:overviewSegments:overviewSegments]
+		limitations = append(limitations, fmt.Sprintf("segments holds the first %d of %d loaded segments and sections; list_segments lists every one.", overviewSegments, n))
 	}
 	if n := len(unmapped); n > 0 {
 		named := strings.Join(unmapped[:min(n, 8)], ", ")
