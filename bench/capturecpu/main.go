@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command capturecpu measures the CPU rea's own process spends capturing a
 // process tree (getrusage of the process around CaptureProcess: the
 // sampler, the supervisor's looks, the terminal, not the captured
