@@ -33,8 +33,12 @@ var once sync.Once
 // block until the next collection; rea sets it to its 4 GiB process budget
 // unless GOMEMLIMIT is set) and while the heap is small. It reports whether
 // it advised the block.
-func Prepare() (advised bool) {
-	once.Do(func() { advised = prepare(Bytes) })
+func Prepare() (advised bool) { return prepareOnce(Bytes) }
+
+// prepareOnce is Prepare with a block of n bytes; the first call in the
+// process decides.
+func prepareOnce(n int) (advised bool) {
+	once.Do(func() { advised = prepare(n) })
 	return advised
 }
 
