@@ -2,8 +2,6 @@ package core
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +17,16 @@ import (
 // directory, a missing file or an unreadable one is target_unavailable (or
 // access_denied); an unrecognised format is unsupported_target.
 func Identify(ctx context.Context, path string) (ports.Target, error) {
+	return identifyFile(ctx, path, true)
+}
+
+// Classify is Identify without the digest (SHA256 empty): what a front end
+// needs to route a path, from the file's headers rather than all its bytes.
+func Classify(ctx context.Context, path string) (ports.Target, error) {
+	return identifyFile(ctx, path, false)
+}
+
+func identifyFile(ctx context.Context, path string, digest bool) (ports.Target, error) {
 	const op = "open_binary"
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -48,27 +56,15 @@ func Identify(ctx context.Context, path string) (ports.Target, error) {
 		return ports.Target{}, TargetError(op, abs, "unreadable", err)
 	}
 	head = head[:n]
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return ports.Target{}, TargetError(op, abs, "unreadable", err)
-	}
-	h := sha256.New()
-	buf := make([]byte, 1<<20)
-	for {
-		if err := ctx.Err(); err != nil {
-			return ports.Target{}, err
-		}
-		n, err := f.Read(buf)
-		for b := buf[:n]; len(b) > 0; b = b[min(len(b), 64<<10):] { // short assembly calls, so the GC can preempt between them
-			h.Write(b[:min(len(b), 64<<10)])
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
+	var sum string
+	if digest {
+		if sum, err = identify.Digest(ctx, f); ctx.Err() != nil {
+			return ports.Target{}, ctx.Err()
+		} else if err != nil {
 			return ports.Target{}, TargetError(op, abs, "unreadable", err)
 		}
 	}
-	t := ports.Target{Path: abs, SHA256: hex.EncodeToString(h.Sum(nil)), Size: st.Size()}
+	t := ports.Target{Path: abs, SHA256: sum, Size: st.Size()}
 	t.Format, t.Kind, t.Architecture = identify.Classify(f, st.Size(), head, abs)
 	if t.Format == "" {
 		return ports.Target{}, &Error{Code: CodeUnsupportedTarget,

@@ -27,7 +27,7 @@ func (c *compareCmd) compareBinaries(e *env) (ok bool, err error) {
 	}{{name: "left", path: c.Left}, {name: "right", path: c.Right}}
 	natives := 0
 	for i := range sides {
-		t, err := core.Identify(e.ctx, abs(sides[i].path))
+		t, err := core.Classify(e.ctx, abs(sides[i].path)) // the format only: compare_binaries hashes each file
 		sides[i].format, sides[i].err = t.Format, err
 		if err == nil && nativeFormats[t.Format] {
 			natives++

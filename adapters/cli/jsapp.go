@@ -59,7 +59,7 @@ func routeAnalyze(ctx context.Context, p string) string {
 	if isJSApplication(p) {
 		return "jsapp"
 	}
-	t, err := core.Identify(ctx, p)
+	t, err := core.Classify(ctx, p) // the format only: open_binary hashes the file
 	if err != nil {
 		return ""
 	}

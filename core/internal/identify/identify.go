@@ -2,14 +2,18 @@
 // its headers (ELF, PE, Mach-O, ASAR, ZIP, JavaScript, source maps), as
 // open_binary needs before any engine runs. It reads the headers by hand and
 // never panics on what it reads. It imports the standard library only.
+// Digest hashes a target's bytes for its identity.
 package identify
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
 	"debug/elf"
 	"debug/macho"
 	"debug/pe"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"path/filepath"
@@ -321,4 +325,27 @@ func machoHeader(r io.ReaderAt, off int64) (macho.FileHeader, bool) {
 	}
 	f.Magic, f.Cpu, f.Type = bo.Uint32(b), macho.Cpu(bo.Uint32(b[4:])), macho.Type(bo.Uint32(b[12:]))
 	return f, true
+}
+
+// Digest is the SHA-256 of r's bytes from offset 0 to the end, in hex. It
+// stops with ctx's error when ctx ends.
+func Digest(ctx context.Context, r io.ReaderAt) (string, error) {
+	h := sha256.New()
+	buf := make([]byte, 1<<20)
+	for off := int64(0); ; {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		n, err := r.ReadAt(buf, off)
+		off += int64(n)
+		for b := buf[:n]; len(b) > 0; b = b[min(len(b), 64<<10):] { // short assembly calls, so the GC can preempt between them
+			h.Write(b[:min(len(b), 64<<10)])
+		}
+		if err == io.EOF {
+			return hex.EncodeToString(h.Sum(nil)), nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
 }

@@ -2,6 +2,10 @@ package identify_test
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,4 +146,25 @@ func TestProgramHeadersAreReadByWindow(t *testing.T) {
 	b := elfWithHeaders(10, true)
 	_, kind, _ := identify.Classify(bytes.NewReader(b[:len(b)-50]), int64(len(b)-50), b[:64], "/x/prog")
 	is.Equal(kind, "executable")
+}
+
+// TestDigest: Digest is the SHA-256 of every byte, whatever the size
+// against its 1 MiB buffer, and stops with the context's error.
+func TestDigest(t *testing.T) {
+	for _, n := range []int{0, 1, 64<<10 + 3, 1 << 20, 1<<20 + 1, 3<<20 - 7} {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i*7 + i>>11)
+		}
+		want := sha256.Sum256(b)
+		got, err := identify.Digest(context.Background(), bytes.NewReader(b))
+		if err != nil || got != hex.EncodeToString(want[:]) {
+			t.Fatalf("%d bytes: %s, %v; want %x", n, got, err, want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := identify.Digest(ctx, bytes.NewReader(make([]byte, 10))); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
 }
