@@ -260,19 +260,31 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 // bufferOutput gives a command that prints its result once its work is
 // done one buffer for its standard output, written when it returns
 // (flush): a table written straight to a pipe or a file was one write
-// per cell (466 writes for the 70 lines of rea analyze /usr/bin/ls). A
-// command that prints as it goes, asks a question, serves a protocol or
-// writes its own way (disassemble) keeps its writer.
+// per cell (466 writes for the 70 lines of rea analyze /usr/bin/ls).
 func bufferOutput(command string, o *Options) (flush func() error) {
-	switch command {
-	case "analyze", "analyze-javascript-application", "inventory", "tools", "call", "version", "catalog", "completion",
-		"compare", "compare-apps", "trace-feature", "inspect-evidence-bundle", "evidence-import", "providers", "capabilities":
-	default:
+	if !bufferedOutput[command] {
 		return func() error { return nil }
 	}
 	bw := bufio.NewWriterSize(o.Stdout, 64<<10)
 	o.Stdout = bw
 	return bw.Flush
+}
+
+// bufferedOutput says, for every command (a test holds it to Commands),
+// whether bufferOutput buffers it. A command that prints as it goes, asks
+// a question, serves a protocol, writes its own way (disassemble) or
+// drives a browser or a program is not buffered.
+var bufferedOutput = map[string]bool{
+	"analyze": true, "analyze-javascript-application": true, "inventory": true, "tools": true, "call": true, "version": true,
+	"catalog": true, "completion": true, "compare": true, "compare-apps": true, "trace-feature": true,
+	"inspect-evidence-bundle": true, "evidence-import": true, "providers": true, "capabilities": true,
+	"analyze-web-bundle": false, "annotate": false, "capture": false, "capture-browser-scenario": false,
+	"capture-electron-scenario": false, "capture-web-screenshot": false, "compare-web-screenshots": false,
+	"disassemble": false, "discover-webmcp-tools": false, "doctor": false, "evidence-export": false,
+	"extract-artifact": false, "inspect-electron-page": false, "inspect-web-page": false, "list-browser-targets": false,
+	"list-electron-targets": false, "list-javascript-runtime-targets": false, "mcp": false,
+	"observe-javascript-runtime": false, "observe-web-session": false, "reconcile-javascript-runtime": false,
+	"serve": false, "setup": false, "trace": false, "uninstall": false,
 }
 
 // formatOf is the --format the arguments ask for ("text" when none), read

@@ -22,3 +22,16 @@ func TestCommandsAreTheGrammars(t *testing.T) {
 	sort.Strings(names)
 	is.Equal(names, Commands)
 }
+
+// TestEveryCommandIsClassifiedForBuffering: bufferedOutput names every
+// command and no other, so a new or renamed command is a decision, not a
+// silent fallback to one write per cell.
+func TestEveryCommandIsClassifiedForBuffering(t *testing.T) {
+	is := is.New(t)
+	var names []string
+	for name := range bufferedOutput {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	is.Equal(names, Commands)
+}
