@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 
-	"rea/core"
-	"rea/core/standard"
 	"rea/ports"
 )
 
@@ -36,18 +33,7 @@ func (f manySectionsFake) Segments(ctx context.Context) ([]ports.Segment, error)
 // headers) put every one in the overview.
 func TestOverviewListsTheFirstSegments(t *testing.T) {
 	is := is.New(t)
-	target := "/usr/bin/ls" // any readable file: the fake ignores its bytes
-	if _, err := os.Stat(target); err != nil {
-		t.Skip("no /usr/bin/ls to open")
-	}
-	cat, err := standard.Catalog()
-	is.NoErr(err)
-	reg, err := core.NewRegistry([]ports.Provider{manySectionsFake{}}, nil)
-	is.NoErr(err)
-	s := core.NewSession(cat, reg, nil)
-	defer s.Close(context.Background())
-	_, err = s.Call(context.Background(), "open_binary", json.RawMessage(`{"path":"`+target+`"}`), nil)
-	is.NoErr(err)
+	s := fakeSession(t, manySectionsFake{}) // it opens the target and checks the outputs against their schemas
 	for _, in := range []string{`{}`, `{"detail":"detailed"}`} {
 		res, err := s.Call(context.Background(), "binary_overview", json.RawMessage(in), nil)
 		is.NoErr(err)
