@@ -2,7 +2,9 @@ package js
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tdewolff/parse/v2"
@@ -184,5 +186,38 @@ func TestExtractReusesItsWalker(t *testing.T) {
 	lim, f := limitsOf(ports.JSLimits{}), &ports.JSFacts{}
 	if n := testing.AllocsPerRun(20, func() { extract(context.Background(), buf, req, lim, f, ast) }); n > 0 {
 		t.Errorf("extract of %q: %v allocations, want 0", src, n)
+	}
+}
+
+// release clears only what the walk used of declNotes and written: the
+// rest of their room must still be zero then, whatever an earlier, larger
+// file left in it, so a pooled walker keeps no node of any file alive.
+func TestReleasedWalkerHoldsNoNode(t *testing.T) {
+	var big strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&big, "var v%d = 1; v%d = 2; function f%d() {}\n", i, i, i)
+	}
+	w, _ := walkerOn(t, big.String())
+	if len(w.written) < 200 || len(w.declNotes) < 200 {
+		t.Fatalf("the large file noted %d writes and %d declarations", len(w.written), len(w.declNotes))
+	}
+	w.release()
+	for _, src := range []string{"var a = 1; a = 2; function g() {}\n", ""} {
+		buf := make([]byte, len(src), len(src)+1)
+		copy(buf, src)
+		ast, err := tjs.Parse(parse.NewInputBytes(buf), tjs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.reset(context.Background(), buf, ports.JSRequest{}, limitsOf(ports.JSLimits{}), &ports.JSFacts{})
+		w.scope = &ast.BlockStmt.Scope
+		w.walk(ast)
+		w.release()
+		if i := slices.IndexFunc(w.written[:cap(w.written)], func(v *tjs.Var) bool { return v != nil }); i >= 0 {
+			t.Errorf("after %q: written[%d] of %d is still set", src, i, cap(w.written))
+		}
+		if i := slices.IndexFunc(w.declNotes[:cap(w.declNotes)], func(d declNote) bool { return d != declNote{} }); i >= 0 {
+			t.Errorf("after %q: declNotes[%d] of %d is still set", src, i, cap(w.declNotes))
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package artifact
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 // TestShortMinified: a file under 128 bytes reads as minified when at
 // least three places where hand-written code puts a blank have none and
@@ -52,5 +55,23 @@ func TestShortMinified(t *testing.T) {
 	long := "function u(n,e){let t=null;return function(...o){t!==null&&clearTimeout(t),t=setTimeout(()=>{t=null,n.apply(this,o)},e)}}const l=1;"
 	if shortMinified([]byte(long)) || !minifiedLine([]byte(long)) || len(long) < minLineBytes {
 		t.Errorf("a %d-byte minified line: shortMinified %v, minifiedLine %v", len(long), shortMinified([]byte(long)), minifiedLine([]byte(long)))
+	}
+}
+
+// TestBundleMarksFoundAsContains: each bundle mark is found, searched for
+// at its rare byte, exactly where bytes.Contains finds it: at the start and
+// the end of the head, after a first occurrence of its rare byte that is
+// not the mark's, and not when the head cuts it.
+func TestBundleMarksFoundAsContains(t *testing.T) {
+	for _, m := range bundleMarks {
+		mark, c := string(m.mark), string(m.mark[m.rare])
+		for _, head := range []string{
+			mark, "x" + mark, mark + "x", "/* " + c + c + " */\n" + mark, c + mark, mark[:len(mark)-1], mark[1:],
+			mark[:m.rare] + c + mark[m.rare:], c + mark[m.rare+1:] + mark[:len(mark)-1], "",
+		} {
+			if got, want := containsAt([]byte(head), m.mark, m.rare), bytes.Contains([]byte(head), m.mark); got != want {
+				t.Errorf("%q in %q: %v, bytes.Contains says %v", mark, head, got, want)
+			}
+		}
 	}
 }
