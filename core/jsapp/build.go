@@ -34,7 +34,8 @@ type jsappBuilder struct {
 	systems                               map[string]bool // system-api nodes (sinks.go)
 	bundled, sourceMaps, sourceModules    int
 	htmlDocs                              int
-	relations                             []semRelation
+	relations                             []relRecord
+	relStrs                               *relStrings           // the relations' strings
 	assetRelations                        map[*jsAsset][][2]int // [from, to) of relations: an asset's own (importsPhase), then its bundled modules' (bundlePhase)
 	fingerprints                          []map[string]any
 	frontiers                             []map[string]any
@@ -120,7 +121,7 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
 		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{},
-		assetRelations: map[*jsAsset][][2]int{}}
+		assetRelations: map[*jsAsset][][2]int{}, relStrs: newRelStrings()}
 }
 
 // localKey and pathKey are identity(...) written as one map: most nodes
@@ -643,7 +644,7 @@ func strSlice(s []string) []any {
 
 func (b *jsappBuilder) relation(r semRelation) {
 	if len(b.relations) < jsappMaxRelations {
-		b.relations = append(b.relations, r)
+		b.relations = append(b.relations, b.relStrs.pack(&r))
 	}
 }
 
@@ -2463,7 +2464,7 @@ func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string
 				// between two segments (exports.f = f).
 				continue
 			}
-			r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol
+			r.origNode, r.origLine, r.origCol = b.relStrs.code(srcNodes[seg.src]), seg.sline+1, seg.scol
 		}
 	}
 }
@@ -2520,6 +2521,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		a.facts = nil
 	}
 	st.resolved = nil     // nothing is resolved from here on (releaseLinks, unless the build stopped before it)
+	b.relStrs.index = nil // no relation is made from here on: only the codes are read
 	st.releaseInventory() // nor read
 	if len(b.g.nodes) >= collectBeforeSealNodes && tuning.Load() {
 		// The facts, the inventory and what the build no longer holds are
@@ -2579,13 +2581,17 @@ func (b *jsappBuilder) result() *jsappOutcome {
 				unresolved = append(unresolved, map[string]any{"channel": name, "status": status})
 			}
 		}
-		order := relationOrder(b.relations)
+		strs := b.relStrs.list
+		order := relationOrder(len(b.relations), func(i int) string { return strs[b.relations[i].source] })
 		var err error
-		relations, err = core.CanonicalArrayFunc(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendRelation(dst, &b.relations[order[i]]) })
+		relations, err = core.CanonicalArrayFunc(len(order), func(dst []byte, i int) ([]byte, error) {
+			r := b.relStrs.unpack(&b.relations[order[i]])
+			return enc.appendRelation(dst, &r)
+		})
 		if err != nil {
 			panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
 		}
-		b.relations = nil
+		b.relations, b.relStrs = nil, nil
 	})
 	b.g = nil
 	stats := map[string]any{

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"rea/core"
 	"rea/ports"
@@ -163,6 +166,33 @@ func TestCallsButIPCAreReleasedBeforeTheSourceMaps(t *testing.T) {
 	for _, k := range []string{"ipc-channel", "endpoint", "storage", "javascript-function"} {
 		if !kinds[k] {
 			t.Errorf("no %s node: the calls were released before they were linked (kinds %v)", k, kinds)
+		}
+	}
+}
+
+// TestRelationRecordsAreSmall: the builder holds a relation as a record of
+// string codes, less than half a semRelation's bytes, and the record gives
+// back the relation it was made from, whatever its fields.
+func TestRelationRecordsAreSmall(t *testing.T) {
+	if rec, rel := unsafe.Sizeof(relRecord{}), unsafe.Sizeof(semRelation{}); 2*rec > rel {
+		t.Fatalf("a relation record takes %d bytes, a relation %d", rec, rel)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	pick := func(l ...string) string { return l[rng.IntN(len(l))] }
+	t2 := newRelStrings()
+	for range 2000 {
+		r := semRelation{relation: pick("require", "import", "", "exports"), source: pick("jag_node_a", "jag_node_b", ""),
+			specifier: pick("", "./b", "é"), target: pick("", "jag_node_a", "jag_node_c"), offset: int64(rng.IntN(5)) - 1,
+			line: int32(rng.IntN(3)), col: int32(rng.IntN(3)), origNode: pick("", "jag_node_d"), origLine: int32(rng.IntN(3)),
+			origCol: int32(rng.IntN(3)), name: pick("", "default", "f"), kind: pick("", "named"), local: pick("", "k"),
+			value:     ports.JSValueShape{Kind: pick("", "function"), Params: rng.IntN(4) - 1, Rest: rng.IntN(2) == 0},
+			hasTarget: rng.IntN(2) == 0, export: rng.IntN(2) == 0, external: rng.IntN(2) == 0, inClause: rng.IntN(2) == 0}
+		if rng.IntN(2) == 0 {
+			r.names = []string{"x", "y"}[:rng.IntN(3)]
+		}
+		rec := t2.pack(&r)
+		if back := t2.unpack(&rec); !reflect.DeepEqual(back, r) {
+			t.Fatalf("relation %+v came back as %+v", r, back)
 		}
 	}
 }
