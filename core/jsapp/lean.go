@@ -964,7 +964,7 @@ func (d *graphDecoder) node(w *leanGraphWire, grp leanGroupWire, row []any) (*No
 		if err != nil {
 			return nil, err
 		}
-		o := Observation{Label: key, Evidence: ev, IdentifierStrategy: IDStrategy{"semantic-content-sha256", "observation-exact"}}
+		o := Observation{Label: key, Evidence: ev, IdentifierStrategy: observationStrategy}
 		if l, ok := wo["label"]; ok {
 			s, isString := l.(string)
 			switch {
@@ -1015,7 +1015,7 @@ func (d *graphDecoder) edge(row []any) (*Edge, error) {
 		return nil, fmt.Errorf("relation %v is not a string", row[2])
 	}
 	cells := append(row[3:len(row):len(row)], nil, nil, nil)
-	e := &Edge{SourceNodeID: src.(string), TargetNodeID: dst.(string), Relation: rel, IdentifierStrategy: IDStrategy{"semantic-content-sha256", "relationship-exact"}}
+	e := &Edge{SourceNodeID: src.(string), TargetNodeID: dst.(string), Relation: rel, IdentifierStrategy: edgeStrategy}
 	if e.Evidence, err = d.evidence(cells[2], cells[3], cells[0], edgeBasis(rel)); err != nil {
 		return nil, err
 	}

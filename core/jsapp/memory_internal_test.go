@@ -196,3 +196,38 @@ func TestRelationRecordsAreSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsShareTheirStrategy: every observation and edge the builder
+// makes points to one identifier strategy of its kind rather than holding a
+// copy, and the strategy is still what their IDs digest.
+func TestRecordsShareTheirStrategy(t *testing.T) {
+	g := newGraphBuild()
+	a := g.node("javascript-asset", identity(idCanonicalPath, stabilityVersion, map[string]any{"path": "a.js"}), "a.js", map[string]any{"x": 1}, at("a.js", -1))
+	b := g.node("javascript-asset", identity(idCanonicalPath, stabilityVersion, map[string]any{"path": "b.js"}), "b.js", map[string]any{"x": 2}, at("b.js", 3))
+	g.edge(a, b, "imports", map[string]any{"kind": "require"}, at("a.js", 1))
+	g.edge(b, a, "imports", nil, at("b.js", 2))
+	built, _ := g.seal(nil, nil, "")
+	if len(built.Edges) != 2 || len(built.Nodes) != 2 {
+		t.Fatalf("%d edges, %d nodes", len(built.Edges), len(built.Nodes))
+	}
+	for _, e := range built.Edges {
+		if e.IdentifierStrategy != edgeStrategy {
+			t.Errorf("edge %s holds its own strategy %v", e.EdgeID, e.IdentifierStrategy)
+		}
+		want := "jag_edge_" + jagDigest(map[string]any{"source_node_id": e.SourceNodeID, "target_node_id": e.TargetNodeID, "relation": e.Relation,
+			"properties": e.Properties, "evidence": e.Evidence, "identifier_strategy": IDStrategy{"semantic-content-sha256", "relationship-exact"}})
+		if e.EdgeID != want {
+			t.Errorf("edge ID %s, want %s", e.EdgeID, want)
+		}
+	}
+	for _, n := range built.Nodes {
+		for _, o := range n.Observations {
+			if o.IdentifierStrategy != observationStrategy {
+				t.Errorf("observation %s holds its own strategy %v", o.ObservationID, o.IdentifierStrategy)
+			}
+		}
+	}
+	if *edgeStrategy != (IDStrategy{"semantic-content-sha256", "relationship-exact"}) || *observationStrategy != (IDStrategy{"semantic-content-sha256", "observation-exact"}) {
+		t.Fatalf("the shared strategies changed: %v %v", *edgeStrategy, *observationStrategy)
+	}
+}
