@@ -2516,13 +2516,18 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	st := b.st
 	// The facts are all read: what the graph's seal needs is in the graph
 	// now, so their memory goes before the seal's peak.
+	// So are the call sites' positions (at reads them), and no file is
+	// looked up again: the result counts the files, and an asset keeps
+	// its own.
 	unparsed := countUnparsed(st)
 	for _, a := range st.assets {
-		a.facts = nil
+		a.facts, a.sites = nil, nil
 	}
 	st.resolved = nil     // nothing is resolved from here on (releaseLinks, unless the build stopped before it)
 	b.relStrs.index = nil // no relation is made from here on: only the codes are read
 	st.releaseInventory() // nor read
+	files := len(st.files)
+	st.files, st.order = nil, nil
 	if len(b.g.nodes) >= collectBeforeSealNodes && tuning.Load() {
 		// The facts, the inventory and what the build no longer holds are
 		// garbage now, and the heap's target is still the one the build
@@ -2595,7 +2600,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	})
 	b.g = nil
 	stats := map[string]any{
-		"files": len(st.files), "directories": st.dirs, "symlinks": st.symlinks, "javascript_assets": len(st.assets),
+		"files": files, "directories": st.dirs, "symlinks": st.symlinks, "javascript_assets": len(st.assets),
 		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - st.quarantined - unparsed, "syntax_errors": st.syntaxErrs,
 		"packages": len(st.packages), "bundled_modules": b.bundled, "source_maps": b.sourceMaps, "source_modules": b.sourceModules,
 		"html_documents": b.htmlDocs, "native_addons": len(b.addons), "bytes_parsed": st.bytesParsed, "graph_nodes": len(graph.Nodes),

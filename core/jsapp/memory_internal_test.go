@@ -231,3 +231,49 @@ func TestRecordsShareTheirStrategy(t *testing.T) {
 		t.Fatalf("the shared strategies changed: %v %v", *edgeStrategy, *observationStrategy)
 	}
 }
+
+// TestFilesAndSitesAreReleasedBeforeTheSeal: once the build is done, the
+// inventory's file table and the assets' call-site positions are let go
+// of before the seal (which reads neither); the result still counts the
+// files.
+func TestFilesAndSitesAreReleasedBeforeTheSeal(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"a.js": "module.exports = require('./b.js');\n", "b.js": "exports.f = 1;\n", "README.md": "x\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: portstest.FakeJS{}, observe: func(string) {}}
+	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{},
+		pre: map[string]*prefetched{}, prePkg: map[string]*prefetchedPackage{}, preSrc: map[string]*prefetchedSrcs{}, budget: newByteBudget(jsappParseBudget)}
+	if err := st.inventory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { st.g.Close() }()
+	if err := st.parse(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sites := 0
+	for _, a := range st.assets {
+		sites += len(a.sites)
+	}
+	if sites == 0 {
+		t.Fatal("the parse kept no call site to release")
+	}
+	out, err := st.build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.files != nil || st.order != nil {
+		t.Errorf("the state still holds %d files after the result", len(st.files))
+	}
+	for p, a := range st.assets {
+		if a.sites != nil {
+			t.Errorf("asset %s still holds %d call sites", p, len(a.sites))
+		}
+	}
+	if n := out.result["statistics"].(map[string]any)["files"]; n != 3 {
+		t.Errorf("statistics count %v files, want 3", n)
+	}
+}
