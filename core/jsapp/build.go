@@ -2183,6 +2183,7 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context, maps *mapPrefetch) {
 		if p == nil {
 			b.mapCalls(a, nil, nil)
 			a.src = nil
+			releaseMapped(a)
 			continue
 		}
 		if p.unknownKind != "" {
@@ -2196,6 +2197,19 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context, maps *mapPrefetch) {
 		b.mapCalls(a, nil, nil) // those the map did not take
 		p.release()
 		a.src = nil
+		releaseMapped(a)
+	}
+}
+
+// releaseMapped lets go of asset a's facts once its maps are attached
+// when they hold no IPC call: the IPC phase reads nothing else of them,
+// and the result counts the unparsed assets from releaseLinks' count.
+// Each such asset's facts (their struct, modules and source map
+// reference) no longer take a share of the heap while the source map phase
+// decodes the rest.
+func releaseMapped(a *jsAsset) {
+	if a.facts != nil && a.facts.Calls == nil {
+		a.facts = nil
 	}
 }
 
@@ -2478,6 +2492,7 @@ func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string
 // what the rest gave, so these would only add to the heap while the graph
 // grows to its peak.
 func (st *jsappState) releaseLinks() {
+	st.unparsed = countUnparsed(st) // before the source map phase lets facts go (releaseMapped)
 	for _, a := range st.assets {
 		f := a.facts
 		if f == nil {
@@ -2519,7 +2534,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	// So are the call sites' positions (at reads them), and no file is
 	// looked up again: the result counts the files, and an asset keeps
 	// its own.
-	unparsed := countUnparsed(st)
+	unparsed := st.unparsed
 	for _, a := range st.assets {
 		a.facts, a.sites = nil, nil
 	}

@@ -277,3 +277,65 @@ func TestFilesAndSitesAreReleasedBeforeTheSeal(t *testing.T) {
 		t.Errorf("statistics count %v files, want 3", n)
 	}
 }
+
+// ipcFileEngine is FakeJS whose facts for ipc.js hold an IPC handler
+// registration.
+type ipcFileEngine struct{ portstest.FakeJS }
+
+func (e ipcFileEngine) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	f, err := e.FakeJS.Facts(ctx, req)
+	if err == nil && filepath.Base(req.Path) == "ipc.js" {
+		f.Calls = append(f.Calls, ports.JSCall{Offset: 2, Callee: "ipcMain.handle", Module: "electron", Member: "ipcMain.handle",
+			Args: []ports.JSValue{{Kind: ports.JSValString, Value: "ch", Offset: 2}}, InModule: -1, CalleeOffset: -1, Position: -1})
+	}
+	return f, err
+}
+
+// TestFactsGoOnceMappedWithoutIPC: the source map phase lets go of an
+// asset's facts once its maps are attached unless they hold IPC calls,
+// which the IPC phase reads next; the IPC channel is still found and the
+// parsed assets still counted.
+func TestFactsGoOnceMappedWithoutIPC(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"a.js": "module.exports = require('./ipc.js');\n", "ipc.js": "exports.f = 1;\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: ipcFileEngine{}, observe: func(string) {}}
+	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{},
+		pre: map[string]*prefetched{}, prePkg: map[string]*prefetchedPackage{}, preSrc: map[string]*prefetchedSrcs{}, budget: newByteBudget(jsappParseBudget)}
+	if err := st.inventory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { st.g.Close() }()
+	if err := st.parse(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b := newJSAppBuilder(st)
+	maps := st.prefetchMaps(ctx)
+	b.packagesPhase(ctx)
+	b.assetsPhase()
+	b.importsPhase()
+	b.bundlePhase()
+	b.handlerPhase()
+	b.calleePhase()
+	b.electronPhase()
+	st.releaseLinks()
+	b.sourceMapPhase(ctx, maps)
+	if f := st.assets["a.js"].facts; f != nil {
+		t.Errorf("a.js (no IPC call) still holds its facts after the source map phase: %+v", f)
+	}
+	if st.assets["ipc.js"].facts == nil {
+		t.Fatal("ipc.js lost its IPC calls before the IPC phase")
+	}
+	b.ipcPhase()
+	out := b.result()
+	if n := out.result["statistics"].(map[string]any)["parsed_assets"]; n != 2 {
+		t.Errorf("%v parsed assets, want 2", n)
+	}
+	if n := out.result["electron"].(map[string]any)["ipc"].(map[string]any)["channels"]; n != 1 {
+		t.Errorf("%v IPC channels, want 1", n)
+	}
+}
