@@ -2048,21 +2048,27 @@ func (st *jsappState) prefetchMaps(ctx context.Context) *mapPrefetch {
 	m := &mapPrefetch{assets: assets, prepared: make([]chan *preparedMap, len(assets)), cost: make([]int64, len(assets)),
 		stop: make(chan struct{}), producerDone: make(chan struct{})}
 	m.cond = sync.NewCond(&m.mu)
-	for i := range m.prepared {
-		m.prepared[i] = make(chan *preparedMap, 1)
+	// Which assets name a map is known now (their facts are set, and what
+	// the build lets go of leaves the reference): only those have a
+	// channel, and take answers nil at once for the others, most of an
+	// app's assets, whose channels were held until the source map phase.
+	for i, a := range assets {
+		if a.facts == nil || a.facts.SourceMap == nil {
+			m.cost[i] = -1
+		} else {
+			m.prepared[i] = make(chan *preparedMap, 1)
+		}
 	}
 	minAhead := 2 * max(1, runtime.GOMAXPROCS(0))
 	go func() {
 		defer close(m.producerDone)
 		for i, a := range assets {
+			if m.prepared[i] == nil {
+				m.launched = i + 1
+				continue // no map
+			}
 			// What the map needs of the asset is read here, before the
 			// graph moves on: the prepared map reads nothing of it.
-			if a.facts == nil || a.facts.SourceMap == nil {
-				m.cost[i] = -1
-				m.prepared[i] <- nil
-				m.launched = i + 1
-				continue
-			}
 			ref, lines := *a.facts.SourceMap, 1
 			if a.src != nil {
 				lines = a.src.lines
@@ -2131,10 +2137,15 @@ func (st *jsappState) mapFilePath(assetPath, url string) (mp, outside string) {
 }
 
 // take waits for asset i's prepared map (nil when it has none) and frees
-// its place in the window.
+// its place in the window and its channel.
 func (m *mapPrefetch) take(i int) *preparedMap {
-	p := <-m.prepared[i]
 	m.next = i + 1
+	c := m.prepared[i]
+	if c == nil {
+		return nil
+	}
+	p := <-c
+	m.prepared[i] = nil // sent to: the producer is past i
 	if m.cost[i] >= 0 {
 		m.mu.Lock()
 		m.ahead--
@@ -2164,7 +2175,9 @@ func (m *mapPrefetch) close() {
 	m.cond.Broadcast()
 	<-m.producerDone
 	for _, c := range m.prepared[m.next:m.launched] {
-		(<-c).release()
+		if c != nil {
+			(<-c).release()
+		}
 	}
 	m.next = m.launched
 	m.assets, m.prepared, m.cost = nil, nil, nil // the build holds m until it returns

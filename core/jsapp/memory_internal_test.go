@@ -339,3 +339,43 @@ func TestFactsGoOnceMappedWithoutIPC(t *testing.T) {
 		t.Errorf("%v IPC channels, want 1", n)
 	}
 }
+
+// TestMapPrefetchHoldsChannelsOfMapsOnly: the map prefetch makes a channel
+// only for the assets that name a source map, and take gives the others
+// nil at once; a map taken lets go of its channel.
+func TestMapPrefetchHoldsChannelsOfMapsOnly(t *testing.T) {
+	inline := "data:application/json;base64,eyJ2ZXJzaW9uIjozLCJzb3VyY2VzIjpbImEudHMiXSwibWFwcGluZ3MiOiJBQUFBIn0="
+	mk := func(p string, sm *ports.JSSourceMapRef) *jsAsset {
+		return &jsAsset{jsFile: &jsFile{path: p}, facts: &ports.JSFacts{SourceMap: sm}}
+	}
+	st := &jsappState{files: map[string]*jsFile{}, assets: map[string]*jsAsset{
+		"a.js": mk("a.js", nil), "b.js": mk("b.js", &ports.JSSourceMapRef{URL: inline}), "c.js": mk("c.js", nil),
+		"d.js": {jsFile: &jsFile{path: "d.js"}}}}
+	for p := range st.assets {
+		st.assetOrder = append(st.assetOrder, p)
+	}
+	m := st.prefetchMaps(context.Background())
+	defer m.close()
+	chans := 0
+	for _, c := range m.prepared {
+		if c != nil {
+			chans++
+		}
+	}
+	if chans != 1 {
+		t.Fatalf("%d channels for 1 map among %d assets", chans, len(m.assets))
+	}
+	for i, a := range m.assets {
+		p := m.take(i)
+		if (p != nil) != (a.path == "b.js") {
+			t.Fatalf("%s: prepared %+v", a.path, p)
+		}
+		if p != nil && (p.sm == nil || len(p.sm.Sources) != 1) {
+			t.Fatalf("b.js: map %+v (%v)", p.sm, p.err)
+		}
+		p.release()
+		if m.prepared[i] != nil {
+			t.Fatalf("%s: the channel is held once taken", a.path)
+		}
+	}
+}
