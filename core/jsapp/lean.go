@@ -356,8 +356,8 @@ func (e *leanEncoder) appendRow(dst []byte, grp *nodeGroup, i int) ([]byte, erro
 	n, li := grp.nodes[i], grp.ident[i]
 	var err error
 	dst = append(dst, '[')
-	for j, k := range grp.keys {
-		v := li[j]
+	for c, k := range grp.keys {
+		v := li[c]
 		if s, ok := v.(string); ok && digestMember(k) {
 			if j, ok := e.digests[s]; ok {
 				v = j
