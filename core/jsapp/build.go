@@ -34,7 +34,8 @@ type jsappBuilder struct {
 	systems                               map[string]bool // system-api nodes (sinks.go)
 	bundled, sourceMaps, sourceModules    int
 	htmlDocs                              int
-	relations                             []semRelation
+	relations                             []relRecord
+	relStrs                               *relStrings           // the relations' strings
 	assetRelations                        map[*jsAsset][][2]int // [from, to) of relations: an asset's own (importsPhase), then its bundled modules' (bundlePhase)
 	fingerprints                          []map[string]any
 	frontiers                             []map[string]any
@@ -120,7 +121,7 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
 		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{},
-		assetRelations: map[*jsAsset][][2]int{}}
+		assetRelations: map[*jsAsset][][2]int{}, relStrs: newRelStrings()}
 }
 
 // localKey and pathKey are identity(...) written as one map: most nodes
@@ -643,7 +644,7 @@ func strSlice(s []string) []any {
 
 func (b *jsappBuilder) relation(r semRelation) {
 	if len(b.relations) < jsappMaxRelations {
-		b.relations = append(b.relations, r)
+		b.relations = append(b.relations, b.relStrs.pack(&r))
 	}
 }
 
@@ -2047,21 +2048,27 @@ func (st *jsappState) prefetchMaps(ctx context.Context) *mapPrefetch {
 	m := &mapPrefetch{assets: assets, prepared: make([]chan *preparedMap, len(assets)), cost: make([]int64, len(assets)),
 		stop: make(chan struct{}), producerDone: make(chan struct{})}
 	m.cond = sync.NewCond(&m.mu)
-	for i := range m.prepared {
-		m.prepared[i] = make(chan *preparedMap, 1)
+	// Which assets name a map is known now (their facts are set, and what
+	// the build lets go of leaves the reference): only those have a
+	// channel, and take answers nil at once for the others, most of an
+	// app's assets, whose channels were held until the source map phase.
+	for i, a := range assets {
+		if a.facts == nil || a.facts.SourceMap == nil {
+			m.cost[i] = -1
+		} else {
+			m.prepared[i] = make(chan *preparedMap, 1)
+		}
 	}
 	minAhead := 2 * max(1, runtime.GOMAXPROCS(0))
 	go func() {
 		defer close(m.producerDone)
 		for i, a := range assets {
+			if m.prepared[i] == nil {
+				m.launched = i + 1
+				continue // no map
+			}
 			// What the map needs of the asset is read here, before the
 			// graph moves on: the prepared map reads nothing of it.
-			if a.facts == nil || a.facts.SourceMap == nil {
-				m.cost[i] = -1
-				m.prepared[i] <- nil
-				m.launched = i + 1
-				continue
-			}
 			ref, lines := *a.facts.SourceMap, 1
 			if a.src != nil {
 				lines = a.src.lines
@@ -2130,10 +2137,15 @@ func (st *jsappState) mapFilePath(assetPath, url string) (mp, outside string) {
 }
 
 // take waits for asset i's prepared map (nil when it has none) and frees
-// its place in the window.
+// its place in the window and its channel.
 func (m *mapPrefetch) take(i int) *preparedMap {
-	p := <-m.prepared[i]
 	m.next = i + 1
+	c := m.prepared[i]
+	if c == nil {
+		return nil
+	}
+	p := <-c
+	m.prepared[i] = nil // sent to: the producer is past i
 	if m.cost[i] >= 0 {
 		m.mu.Lock()
 		m.ahead--
@@ -2163,7 +2175,9 @@ func (m *mapPrefetch) close() {
 	m.cond.Broadcast()
 	<-m.producerDone
 	for _, c := range m.prepared[m.next:m.launched] {
-		(<-c).release()
+		if c != nil {
+			(<-c).release()
+		}
 	}
 	m.next = m.launched
 	m.assets, m.prepared, m.cost = nil, nil, nil // the build holds m until it returns
@@ -2182,6 +2196,7 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context, maps *mapPrefetch) {
 		if p == nil {
 			b.mapCalls(a, nil, nil)
 			a.src = nil
+			releaseMapped(a)
 			continue
 		}
 		if p.unknownKind != "" {
@@ -2195,6 +2210,19 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context, maps *mapPrefetch) {
 		b.mapCalls(a, nil, nil) // those the map did not take
 		p.release()
 		a.src = nil
+		releaseMapped(a)
+	}
+}
+
+// releaseMapped lets go of asset a's facts once its maps are attached
+// when they hold no IPC call: the IPC phase reads nothing else of them,
+// and the result counts the unparsed assets from releaseLinks' count.
+// Each such asset's facts (their struct, modules and source map
+// reference) no longer take a share of the heap while the source map phase
+// decodes the rest.
+func releaseMapped(a *jsAsset) {
+	if a.facts != nil && a.facts.Calls == nil {
+		a.facts = nil
 	}
 }
 
@@ -2463,7 +2491,7 @@ func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string
 				// between two segments (exports.f = f).
 				continue
 			}
-			r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol
+			r.origNode, r.origLine, r.origCol = b.relStrs.code(srcNodes[seg.src]), seg.sline+1, seg.scol
 		}
 	}
 }
@@ -2477,6 +2505,7 @@ func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string
 // what the rest gave, so these would only add to the heap while the graph
 // grows to its peak.
 func (st *jsappState) releaseLinks() {
+	st.unparsed = countUnparsed(st) // before the source map phase lets facts go (releaseMapped)
 	for _, a := range st.assets {
 		f := a.facts
 		if f == nil {
@@ -2515,12 +2544,18 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	st := b.st
 	// The facts are all read: what the graph's seal needs is in the graph
 	// now, so their memory goes before the seal's peak.
-	unparsed := countUnparsed(st)
+	// So are the call sites' positions (at reads them), and no file is
+	// looked up again: the result counts the files, and an asset keeps
+	// its own.
+	unparsed := st.unparsed
 	for _, a := range st.assets {
-		a.facts = nil
+		a.facts, a.sites = nil, nil
 	}
 	st.resolved = nil     // nothing is resolved from here on (releaseLinks, unless the build stopped before it)
+	b.relStrs.index = nil // no relation is made from here on: only the codes are read
 	st.releaseInventory() // nor read
+	files := len(st.files)
+	st.files, st.order = nil, nil
 	if len(b.g.nodes) >= collectBeforeSealNodes && tuning.Load() {
 		// The facts, the inventory and what the build no longer holds are
 		// garbage now, and the heap's target is still the one the build
@@ -2579,17 +2614,21 @@ func (b *jsappBuilder) result() *jsappOutcome {
 				unresolved = append(unresolved, map[string]any{"channel": name, "status": status})
 			}
 		}
-		order := relationOrder(b.relations)
+		strs := b.relStrs.list
+		order := relationOrder(len(b.relations), func(i int) string { return strs[b.relations[i].source] })
 		var err error
-		relations, err = core.CanonicalArrayFunc(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendRelation(dst, &b.relations[order[i]]) })
+		relations, err = core.CanonicalArrayFunc(len(order), func(dst []byte, i int) ([]byte, error) {
+			r := b.relStrs.unpack(&b.relations[order[i]])
+			return enc.appendRelation(dst, &r)
+		})
 		if err != nil {
 			panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
 		}
-		b.relations = nil
+		b.relations, b.relStrs = nil, nil
 	})
 	b.g = nil
 	stats := map[string]any{
-		"files": len(st.files), "directories": st.dirs, "symlinks": st.symlinks, "javascript_assets": len(st.assets),
+		"files": files, "directories": st.dirs, "symlinks": st.symlinks, "javascript_assets": len(st.assets),
 		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - st.quarantined - unparsed, "syntax_errors": st.syntaxErrs,
 		"packages": len(st.packages), "bundled_modules": b.bundled, "source_maps": b.sourceMaps, "source_modules": b.sourceModules,
 		"html_documents": b.htmlDocs, "native_addons": len(b.addons), "bytes_parsed": st.bytesParsed, "graph_nodes": len(graph.Nodes),

@@ -18,7 +18,7 @@ func TestCanonicalArrayMatchesCanonicalJSON(t *testing.T) {
 			var items []*Edge
 			for i := range n {
 				items = append(items, &Edge{EdgeID: fmt.Sprint("e", i), SourceNodeID: "a", TargetNodeID: "b", Relation: "imports",
-					Properties: map[string]any{"i": i, "s": "\u2028<é>"}, Evidence: at("x.js", int64(i)), IdentifierStrategy: IDStrategy{"s", "t"}})
+					Properties: map[string]any{"i": i, "s": "\u2028<é>"}, Evidence: at("x.js", int64(i)), IdentifierStrategy: &IDStrategy{"s", "t"}})
 			}
 			arr, err := canonicalArray(items)
 			if err != nil {

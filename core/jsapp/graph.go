@@ -47,6 +47,15 @@ type IDStrategy struct {
 	Stability string `json:"stability"`
 }
 
+// The strategies every observation and every edge the builder makes has:
+// each points to one of these rather than holding its own copy (32 bytes
+// of each of the tens of thousands of records the seal finds live). They
+// are never written through.
+var (
+	observationStrategy = &IDStrategy{"semantic-content-sha256", "observation-exact"}
+	edgeStrategy        = &IDStrategy{"semantic-content-sha256", "relationship-exact"}
+)
+
 // GraphEvidence says where an observation or edge was seen.
 type GraphEvidence struct {
 	Basis      string          `json:"basis"` // static-syntax, package-metadata, source-map, artifact-inventory, html-markup, derived
@@ -71,7 +80,7 @@ type Observation struct {
 	Label              *string        `json:"label"`
 	Properties         map[string]any `json:"properties"`
 	Evidence           GraphEvidence  `json:"evidence"`
-	IdentifierStrategy IDStrategy     `json:"identifier_strategy"`
+	IdentifierStrategy *IDStrategy    `json:"identifier_strategy"`
 	// props, when lean is set, is what the lean row writes of Properties
 	// (appendLeanProps), which it stands for once the builder has let the
 	// map go (compactObservation)
@@ -93,7 +102,7 @@ type Edge struct {
 	Relation           string         `json:"relation"`
 	Properties         map[string]any `json:"properties"`
 	Evidence           GraphEvidence  `json:"evidence"`
-	IdentifierStrategy IDStrategy     `json:"identifier_strategy"`
+	IdentifierStrategy *IDStrategy    `json:"identifier_strategy"`
 	// props is Properties as canonical text, which stands for them once
 	// the builder has let the map go (propText.compact; "" otherwise)
 	props string
@@ -193,7 +202,7 @@ func prepareObservation(n *Node, label string, props map[string]any, ev GraphEvi
 		ev.Confidence = core.ConfidenceObserved
 	}
 	o := Observation{Label: core.OptString(label), Properties: props, Evidence: ev,
-		IdentifierStrategy: IDStrategy{"semantic-content-sha256", "observation-exact"}}
+		IdentifierStrategy: observationStrategy}
 	o.ObservationID = "jag_observation_" + observationDigest(n.NodeID, &o) // jagDigest of the record (settle.go)
 	return o
 }
@@ -237,7 +246,7 @@ func prepareEdge(e *Edge) {
 		ev.Confidence = core.ConfidenceObserved
 	}
 	*e = Edge{SourceNodeID: src, TargetNodeID: dst, Relation: relation, Properties: props, Evidence: ev,
-		IdentifierStrategy: IDStrategy{"semantic-content-sha256", "relationship-exact"}}
+		IdentifierStrategy: edgeStrategy}
 	e.EdgeID = "jag_edge_" + edgeDigest(e) // jagDigest of the record (settle.go)
 }
 

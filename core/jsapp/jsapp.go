@@ -147,6 +147,9 @@ type jsappState struct {
 	// declared hash: they are not analysed, and the integrity limitation
 	// (not the parse one) reports them.
 	quarantined int
+	// unparsed counts the assets that did not parse, neither quarantined
+	// nor a syntax error (countUnparsed), as releaseLinks found them
+	unparsed    int
 	unknownsCut int
 	// resolved memoizes resolveModule once the packages are read (nil
 	// before: a resolution depends on them); the builder's goroutine only.

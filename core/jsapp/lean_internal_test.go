@@ -353,7 +353,7 @@ func TestRelationOrderIsStable(t *testing.T) {
 		}
 		want := slices.Clone(rels)
 		slices.SortStableFunc(want, func(x, y semRelation) int { return strings.Compare(x.source, y.source) })
-		for i, j := range relationOrder(rels) {
+		for i, j := range relationOrder(len(rels), func(i int) string { return rels[i].source }) {
 			if rels[j].offset != want[i].offset {
 				t.Fatalf("position %d holds relation %d, want %d (%v)", i, rels[j].offset, want[i].offset, rels)
 			}

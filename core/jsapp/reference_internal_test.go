@@ -52,8 +52,8 @@ func (e *leanEncoder) evidence(ev GraphEvidence, basis string) leanEvidence {
 func (e *leanEncoder) row(grp *nodeGroup, i int) []any {
 	n, li := grp.nodes[i], grp.ident[i]
 	out := make([]any, 0, len(grp.keys)+1)
-	for _, k := range grp.keys {
-		v := li[k]
+	for c, k := range grp.keys {
+		v := li[c]
 		if s, ok := v.(string); ok && digestMember(k) {
 			if j, ok := e.digests[s]; ok {
 				v = j

@@ -272,26 +272,87 @@ type indexedString struct {
 	offset int64 // < 0: none
 }
 
-// relationOrder is the order of relations stably by source node ID, as
-// indices (a relation is a large struct to move). An asset's relations are
-// made together, so the runs of one source are ordered rather than each
-// relation: the same order, as a stable sort keeps a run's relations, and
-// equal runs, in the order they were made.
-func relationOrder(rels []semRelation) []int32 {
-	type run struct{ start, end int32 }
+// relationOrder is the order of n relations stably by source node ID
+// (source(i) is relation i's), as indices (a relation is a large struct to
+// move). An asset's relations are made together, so the runs of one source
+// are ordered rather than each relation: the same order, as a stable sort
+// keeps a run's relations, and equal runs, in the order they were made.
+func relationOrder(n int, source func(i int) string) []int32 {
+	type run struct {
+		start, end int32
+		source     string
+	}
 	var runs []run
-	for i := range rels {
-		if i == 0 || rels[i].source != rels[i-1].source {
-			runs = append(runs, run{int32(i), int32(i)})
+	for i := range n {
+		src := source(i)
+		if i == 0 || src != runs[len(runs)-1].source {
+			runs = append(runs, run{int32(i), int32(i), src})
 		}
 		runs[len(runs)-1].end = int32(i) + 1
 	}
-	slices.SortStableFunc(runs, func(x, y run) int { return strings.Compare(rels[x.start].source, rels[y.start].source) })
-	order := make([]int32, 0, len(rels))
+	slices.SortStableFunc(runs, func(x, y run) int { return strings.Compare(x.source, y.source) })
+	order := make([]int32, 0, n)
 	for _, r := range runs {
 		for i := r.start; i < r.end; i++ {
 			order = append(order, i)
 		}
 	}
 	return order
+}
+
+// relRecord is a semRelation as the builder holds it until the seal: its
+// strings (node IDs, kinds, specifiers, names), which many relations
+// repeat, are codes into the builder's relStrings. As semRelations with a
+// string header each, the relations were the largest part of what the
+// seal found live (4 MB on npm-10); a record is less than half the bytes.
+type relRecord struct {
+	names                             []string
+	offset                            int64 // < 0: none
+	line, col, origLine, origCol      int32
+	relation, source, specifier       int32
+	target, origNode, name, kind      int32
+	local, valueKind, params          int32 // params as ports.JSValueShape.Params
+	hasTarget, export, external, rest bool
+	inClause                          bool
+}
+
+// relStrings interns the strings of the relations: a code is an index in
+// list, 0 is "".
+type relStrings struct {
+	list  []string
+	index map[string]int32
+}
+
+func newRelStrings() *relStrings {
+	return &relStrings{list: []string{""}, index: map[string]int32{"": 0}}
+}
+
+// code is s's code, interned at its first call.
+func (t *relStrings) code(s string) int32 {
+	if c, ok := t.index[s]; ok {
+		return c
+	}
+	c := int32(len(t.list))
+	t.list = append(t.list, s)
+	t.index[s] = c
+	return c
+}
+
+// pack is r as a record.
+func (t *relStrings) pack(r *semRelation) relRecord {
+	return relRecord{names: r.names, offset: r.offset, line: r.line, col: r.col, origLine: r.origLine, origCol: r.origCol,
+		relation: t.code(r.relation), source: t.code(r.source), specifier: t.code(r.specifier), target: t.code(r.target),
+		origNode: t.code(r.origNode), name: t.code(r.name), kind: t.code(r.kind), local: t.code(r.local),
+		valueKind: t.code(r.value.Kind), params: int32(r.value.Params), rest: r.value.Rest,
+		hasTarget: r.hasTarget, export: r.export, external: r.external, inClause: r.inClause}
+}
+
+// unpack is the relation rec was packed from.
+func (t *relStrings) unpack(rec *relRecord) semRelation {
+	l := t.list
+	return semRelation{relation: l[rec.relation], source: l[rec.source], specifier: l[rec.specifier], target: l[rec.target],
+		offset: rec.offset, line: rec.line, col: rec.col, origNode: l[rec.origNode], origLine: rec.origLine, origCol: rec.origCol,
+		names: rec.names, name: l[rec.name], kind: l[rec.kind], local: l[rec.local],
+		value:     ports.JSValueShape{Kind: l[rec.valueKind], Params: int(rec.params), Rest: rec.rest},
+		hasTarget: rec.hasTarget, export: rec.export, external: rec.external, inClause: rec.inClause}
 }

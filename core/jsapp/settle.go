@@ -381,7 +381,10 @@ func appendGraphEvidence(b []byte, ev GraphEvidence) []byte {
 	return append(b, '}')
 }
 
-func appendIDStrategy(b []byte, s IDStrategy) []byte {
+func appendIDStrategy(b []byte, s *IDStrategy) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
 	b = core.AppendCanonicalString(append(b, `{"stability":`...), s.Stability)
 	b = core.AppendCanonicalString(append(b, `,"strategy":`...), s.Strategy)
 	return append(b, '}')

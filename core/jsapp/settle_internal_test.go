@@ -235,13 +235,13 @@ func TestDirectDigestsMatchTheRecordDigest(t *testing.T) {
 	}
 	for range 2000 {
 		e := &Edge{SourceNodeID: str(), TargetNodeID: str(), Relation: str(), Properties: props(), Evidence: evidence(),
-			IdentifierStrategy: IDStrategy{str(), str()}}
+			IdentifierStrategy: &IDStrategy{str(), str()}}
 		want := jagDigest(map[string]any{"source_node_id": e.SourceNodeID, "target_node_id": e.TargetNodeID, "relation": e.Relation,
 			"properties": e.Properties, "evidence": e.Evidence, "identifier_strategy": e.IdentifierStrategy})
 		if got := edgeDigest(e); got != want {
 			t.Fatalf("edge %+v: %s, want %s", e, got, want)
 		}
-		o := &Observation{Properties: props(), Evidence: evidence(), IdentifierStrategy: IDStrategy{str(), str()}}
+		o := &Observation{Properties: props(), Evidence: evidence(), IdentifierStrategy: &IDStrategy{str(), str()}}
 		if rng.IntN(2) == 0 {
 			l := str()
 			o.Label = &l
