@@ -2,6 +2,7 @@ package native
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -179,5 +180,32 @@ func TestDropRunsJoinBatches(t *testing.T) {
 	}
 	if max := 8; len(drops) > max { // 16 MB, in runs of dropRun (4 MB) and one more where region 1 begins
 		t.Errorf("%d calls to let go, want at most %d", len(drops), max)
+	}
+}
+
+// The candidate part holding an address is found as a search of every
+// candidate finds it, whether or not its block is marked (partSeeds.blocks).
+func TestPartSeedsAtMatchesSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := range 20 {
+		var cands []candidate
+		for range 1 + rng.IntN(60) {
+			a := 0x1000 + rng.Uint64N(1<<16)
+			cands = append(cands, candidate{addr: a, size: 1 + rng.Uint64N(600), midFrame: true})
+		}
+		s := newPartSeeds(candList{cands, nil})
+		if s == nil {
+			t.Fatal("no seeds")
+		}
+		for addr := uint64(0xf00); addr < 0x1000+1<<16+800; addr++ {
+			want := -1
+			i, _ := slices.BinarySearchFunc(s.list, addr, func(p partSeed, t uint64) int { return cmp.Compare(p.start, t+1) })
+			if i > 0 && addr < s.list[i-1].end {
+				want = i - 1
+			}
+			if got := s.at(addr); got != want {
+				t.Fatalf("round %d: at(%#x) = %d, want %d", round, addr, got, want)
+			}
+		}
 	}
 }
