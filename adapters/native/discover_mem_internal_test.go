@@ -2,6 +2,7 @@ package native
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -122,5 +123,89 @@ func TestGapInsnIsSmall(t *testing.T) {
 	}
 	if maxJumpTable > math.MaxUint16 {
 		t.Fatalf("maxJumpTable %d does not fit gapInsn.ntab", maxJumpTable)
+	}
+}
+
+// The code a parallel pass read is let go in a few long runs, each of
+// batches already done (never under a worker still reading) and inside
+// one region, and none of it is left held.
+func TestDropRunsJoinBatches(t *testing.T) {
+	const batches = 4000
+	const step = 4096 // each batch reads one page; region 1 begins at batch 3000
+	region := func(start, end uint64) int {
+		switch {
+		case start >= 3000*step && end <= batches*step:
+			return 1
+		case end <= 3000*step:
+			return 0
+		}
+		return -1
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	order := rng.Perm(batches)
+	// Workers finish batches a little out of order, never far.
+	slices.Sort(order)
+	for i := 0; i+1 < len(order); i += 2 {
+		if rng.IntN(2) == 0 {
+			order[i], order[i+1] = order[i+1], order[i]
+		}
+	}
+	ended := make([]bool, batches)
+	var drops [][2]uint64
+	d := newDropRuns(batches, func(start, end uint64) {
+		for b := start / step; b < (end+step-1)/step; b++ {
+			if !ended[b] {
+				t.Fatalf("[%#x, %#x) let go while batch %d is not done", start, end, b)
+			}
+		}
+		if region(start, end) < 0 {
+			t.Fatalf("[%#x, %#x) is not inside one region", start, end)
+		}
+		drops = append(drops, [2]uint64{start, end})
+	}, region)
+	for _, b := range order {
+		ended[b] = true
+		if b == 17 {
+			d.done(b, 0, 0) // read nothing
+			continue
+		}
+		d.done(b, uint64(b)*step, uint64(b+1)*step)
+	}
+	d.flush()
+	for b := uint64(0); b < batches; b++ {
+		in := slices.ContainsFunc(drops, func(r [2]uint64) bool { return r[0] <= b*step && (b+1)*step <= r[1] })
+		if !in && b != 17 {
+			t.Fatalf("batch %d never let go", b)
+		}
+	}
+	if max := 8; len(drops) > max { // 16 MB, in runs of dropRun (4 MB) and one more where region 1 begins
+		t.Errorf("%d calls to let go, want at most %d", len(drops), max)
+	}
+}
+
+// The candidate part holding an address is found as a search of every
+// candidate finds it, whether or not its block is marked (partSeeds.blocks).
+func TestPartSeedsAtMatchesSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := range 20 {
+		var cands []candidate
+		for range 1 + rng.IntN(60) {
+			a := 0x1000 + rng.Uint64N(1<<16)
+			cands = append(cands, candidate{addr: a, size: 1 + rng.Uint64N(600), midFrame: true})
+		}
+		s := newPartSeeds(candList{cands, nil})
+		if s == nil {
+			t.Fatal("no seeds")
+		}
+		for addr := uint64(0xf00); addr < 0x1000+1<<16+800; addr++ {
+			want := -1
+			i, _ := slices.BinarySearchFunc(s.list, addr, func(p partSeed, t uint64) int { return cmp.Compare(p.start, t+1) })
+			if i > 0 && addr < s.list[i-1].end {
+				want = i - 1
+			}
+			if got := s.at(addr); got != want {
+				t.Fatalf("round %d: at(%#x) = %d, want %d", round, addr, got, want)
+			}
+		}
 	}
 }

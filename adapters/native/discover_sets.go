@@ -138,6 +138,26 @@ func (s *codeSet) countRange(start, end uint64) int {
 	return c
 }
 
+// next returns the first member in [start, end), clipped to the region
+// holding start.
+func (s *codeSet) next(start, end uint64) (uint64, bool) {
+	r := s.mm.code(start)
+	if r == nil || end <= start {
+		return 0, false
+	}
+	w := s.bits[r.index]
+	lo, hi := start-r.addr, min(end-r.addr, r.fileSize)
+	for lo < hi {
+		n := min(64-lo%64, hi-lo)
+		mask := ^uint64(0) >> (64 - n) << (lo % 64)
+		if x := w[lo/64] & mask; x != 0 {
+			return r.addr + lo/64*64 + uint64(bits.TrailingZeros64(x)), true
+		}
+		lo += n
+	}
+	return 0, false
+}
+
 // ownedEnd is where the addresses that memMap.code finds in reg end: its
 // file bytes, up to the next region's start (of overlapping regions, only
 // in malformed files, the one starting last wins).

@@ -318,7 +318,7 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.
 		} else {
 			outs[k] = body.outside(may)
 		}
-	}, func(lo, hi int) {
+	}, func(lo, hi int) (uint64, uint64) {
 		// The candidates are spread over the code: the pages read are let
 		// go as a batch is done, from its first decoded range to its last
 		// (a range shorter than a page would let go of none), and a part
@@ -330,8 +330,9 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.
 			hi--
 		}
 		if lo < hi {
-			b.dropSpan(ranges[cands[lo]].Start, ranges[cands[hi-1]].End)
+			return ranges[cands[lo]].Start, ranges[cands[hi-1]].End
 		}
+		return 0, 0
 	})
 	if ctx.Err() != nil {
 		return nil

@@ -74,6 +74,10 @@ type partSeed struct {
 type partSeeds struct {
 	list   []partSeed
 	lo, hi uint64 // every candidate lies in [lo, hi)
+	// blocks has a bit for each partBlock bytes of [lo, hi) that a
+	// candidate overlaps: most references (every sweep's, through
+	// notePartRefs) land in none and are told so without a search.
+	blocks []uint64
 
 	mu   sync.Mutex
 	refs []xref
@@ -123,12 +127,24 @@ func newPartSeeds(cands candList) *partSeeds {
 		return nil
 	}
 	slices.SortFunc(s.list, func(a, b partSeed) int { return cmp.Compare(a.start, b.start) })
+	s.blocks = make([]uint64, (s.hi-s.lo)/partBlock/64+1)
+	for _, p := range s.list {
+		for k := (p.start - s.lo) / partBlock; k <= (p.end-1-s.lo)/partBlock; k++ {
+			s.blocks[k/64] |= 1 << (k % 64)
+		}
+	}
 	return s
 }
+
+// partBlock is the granularity of partSeeds.blocks.
+const partBlock = 256
 
 // at returns the index of the candidate holding addr, or -1.
 func (s *partSeeds) at(addr uint64) int {
 	if addr-s.lo >= s.hi-s.lo {
+		return -1
+	}
+	if k := (addr - s.lo) / partBlock; s.blocks != nil && s.blocks[k/64]&(1<<(k%64)) == 0 {
 		return -1
 	}
 	i, _ := slices.BinarySearchFunc(s.list, addr, func(p partSeed, t uint64) int {
