@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -91,24 +89,13 @@ func FuzzModuleScriptSrcs(f *testing.F) {
 // not the inventoried one, or none) is read again and scanned, not taken
 // from the prefetch: its commented tag does not count, the real one does.
 func TestHTMLModuleScriptsReadsAStaleDocument(t *testing.T) {
-	dir := t.TempDir()
-	for name, body := range map[string]string{
+	ctx := context.Background()
+	st, _ := inventoried(t, map[string]string{
 		"index.html": `<!doctype html><!-- <script type="module" src="old.js"></script> --><script type="module" src="app.js"></script>`,
 		"app.js":     "fetch('https://a.example.com/');\n",
 		"old.js":     "fetch('https://old.example.com/');\n",
 		"stale.js":   "fetch('https://stale.example.com/');\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx := context.Background()
-	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: portstest.FakeJS{}, observe: func(string) {}}
-	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{},
-		pre: map[string]*prefetched{}, prePkg: map[string]*prefetchedPackage{}, preSrc: map[string]*prefetchedSrcs{}, budget: newByteBudget(jsappParseBudget)}
-	if err := st.inventory(ctx); err != nil {
-		t.Fatal(err)
-	}
+	}, portstest.FakeJS{})
 	defer st.g.Close()
 	if err := st.parse(ctx); err != nil {
 		t.Fatal(err)

@@ -237,19 +237,8 @@ func TestRecordsShareTheirStrategy(t *testing.T) {
 // of before the seal (which reads neither); the result still counts the
 // files.
 func TestFilesAndSitesAreReleasedBeforeTheSeal(t *testing.T) {
-	dir := t.TempDir()
-	for name, body := range map[string]string{"a.js": "module.exports = require('./b.js');\n", "b.js": "exports.f = 1;\n", "README.md": "x\n"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	ctx := context.Background()
-	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: portstest.FakeJS{}, observe: func(string) {}}
-	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{},
-		pre: map[string]*prefetched{}, prePkg: map[string]*prefetchedPackage{}, preSrc: map[string]*prefetchedSrcs{}, budget: newByteBudget(jsappParseBudget)}
-	if err := st.inventory(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st, _ := inventoried(t, map[string]string{"a.js": "module.exports = require('./b.js');\n", "b.js": "exports.f = 1;\n", "README.md": "x\n"}, portstest.FakeJS{})
 	defer func() { st.g.Close() }()
 	if err := st.parse(ctx); err != nil {
 		t.Fatal(err)
@@ -296,19 +285,8 @@ func (e ipcFileEngine) Facts(ctx context.Context, req ports.JSRequest) (*ports.J
 // which the IPC phase reads next; the IPC channel is still found and the
 // parsed assets still counted.
 func TestFactsGoOnceMappedWithoutIPC(t *testing.T) {
-	dir := t.TempDir()
-	for name, body := range map[string]string{"a.js": "module.exports = require('./ipc.js');\n", "ipc.js": "exports.f = 1;\n"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	ctx := context.Background()
-	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: ipcFileEngine{}, observe: func(string) {}}
-	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{},
-		pre: map[string]*prefetched{}, prePkg: map[string]*prefetchedPackage{}, preSrc: map[string]*prefetchedSrcs{}, budget: newByteBudget(jsappParseBudget)}
-	if err := st.inventory(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st, _ := inventoried(t, map[string]string{"a.js": "module.exports = require('./ipc.js');\n", "ipc.js": "exports.f = 1;\n"}, ipcFileEngine{})
 	defer func() { st.g.Close() }()
 	if err := st.parse(ctx); err != nil {
 		t.Fatal(err)
@@ -378,4 +356,23 @@ func TestMapPrefetchHoldsChannelsOfMapsOnly(t *testing.T) {
 			t.Fatalf("%s: the channel is held once taken", a.path)
 		}
 	}
+}
+
+// inventoried is a state over a new directory holding files (name to
+// text), with engine, inventoried; dir is the directory.
+func inventoried(t *testing.T, files map[string]string, engine ports.JavaScriptEngine) (st *jsappState, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: engine, observe: func(string) {}}
+	st = &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{},
+		pre: map[string]*prefetched{}, prePkg: map[string]*prefetchedPackage{}, preSrc: map[string]*prefetchedSrcs{}, budget: newByteBudget(jsappParseBudget)}
+	if err := st.inventory(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return st, dir
 }
