@@ -31,7 +31,9 @@ var once sync.Once
 // (vm.overcommit_memory 2 would count the untouched block), when the
 // collector's memory limit is at least four times the block (it counts the
 // block until the next collection; rea sets it to its 4 GiB process budget
-// unless GOMEMLIMIT is set) and while the heap is small. It reports whether
+// unless GOMEMLIMIT is set) and while the heap is small. On a machine
+// with less than four times the block of memory the block is a quarter of
+// the memory (fitMemory). It reports whether
 // it advised the block.
 func Prepare() (advised bool) { return prepareOnce(Bytes) }
 
@@ -49,6 +51,13 @@ func prepare(n int) bool {
 
 // advise is prepare, with the range it advised.
 func advise(n int) (lo, hi uintptr, ok bool) {
+	var si syscall.Sysinfo_t
+	if syscall.Sysinfo(&si) != nil {
+		return 0, 0, false
+	}
+	if n = fitMemory(n, uint64(si.Totalram)*uint64(si.Unit)); n == 0 {
+		return 0, 0, false
+	}
 	objects, heap := heapBytes()
 	if debug.SetMemoryLimit(-1) < 4*int64(n) || heap > smallHeap {
 		return 0, 0, false
@@ -100,4 +109,19 @@ func heapBytes() (objects, heap uint64) {
 		heap += x.Value.Uint64()
 	}
 	return objects, heap
+}
+
+// fitMemory is the block to map on a machine of total bytes of memory: n,
+// or a quarter of the memory when n is more, in whole huge pages; 0 when
+// that is under 16 MiB. The kernel refuses a mapping larger than the
+// memory and swap it could ever give (vm.overcommit_memory 0), and the
+// runtime cannot survive a refused heap mapping.
+func fitMemory(n int, total uint64) int {
+	if q := total / 4; uint64(n) > q {
+		n = int(q) &^ (hugePage - 1)
+	}
+	if n < 16<<20 {
+		return 0
+	}
+	return n
 }

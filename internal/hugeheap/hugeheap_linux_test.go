@@ -112,7 +112,7 @@ func TestBlockIsNotZeroed(t *testing.T) {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &after); err != nil {
 		t.Fatal(err)
 	}
-	if faults := after.Minflt - before.Minflt; faults > allowed {
+	if faults := int64(after.Minflt - before.Minflt); faults > allowed {
 		t.Fatalf("%d page faults while the block was made (%d allowed): it was zeroed", faults, allowed)
 	}
 }
@@ -133,6 +133,26 @@ func TestBlockForScalesWithInput(t *testing.T) {
 	} {
 		if got := BlockFor(c.n); got != c.want {
 			t.Errorf("BlockFor(%d) = %d MiB, want %d MiB", c.n, got>>20, c.want>>20)
+		}
+	}
+}
+
+// TestBlockFitsTheMachine: the block is at most a quarter of the machine's
+// memory, and none on a machine too small for 16 MiB of it.
+func TestBlockFitsTheMachine(t *testing.T) {
+	for _, c := range []struct {
+		n     int
+		total uint64
+		want  int
+	}{
+		{850 << 20, 24 << 30, 850 << 20},
+		{850 << 20, 2 << 30, 512 << 20},
+		{Bytes, 1000 << 20, 250 << 20},
+		{Bytes, 3<<30 + 5<<20, Bytes},
+		{Bytes, 48 << 20, 0},
+	} {
+		if got := fitMemory(c.n, c.total); got != c.want {
+			t.Errorf("fitMemory(%d MiB, %d MiB) = %d MiB, want %d MiB", c.n>>20, c.total>>20, got>>20, c.want>>20)
 		}
 	}
 }
