@@ -86,7 +86,7 @@ type memRegion struct {
 	addr     uint64
 	size     uint64 // mapped size
 	off      uint64 // absolute file offset of the first byte
-	fileSize uint64 // bytes present in the file (<= size)
+	fileSize uint64 // bytes present in the file (<= size, and within the file)
 	exec     bool
 	plt      bool // an ELF .plt* section: import stubs, not functions
 	index    int  // position in memMap.regions
@@ -105,11 +105,27 @@ type memMap struct {
 // Mach-O). Empty and unmapped sections are left out.
 func newMemMap(img image) *memMap {
 	var rs []memRegion
+	var src *source // the file, when the image says
+	switch im := img.(type) {
+	case *elfImage:
+		src = &im.src
+	case *peImage:
+		src = &im.src
+	case *machoImage:
+		src = &im.src
+	case *fatImage:
+		src = &im.slices[0].src
+	}
 	add := func(r memRegion) {
 		if r.size == 0 || r.addr+r.size < r.addr {
 			return
 		}
 		r.fileSize = min(r.fileSize, r.size)
+		if src != nil {
+			// A header may claim more file bytes than the file has: the
+			// per-byte sets over code (codeSet) are sized by fileSize.
+			r.fileSize = src.clamp(r.off, r.fileSize)
+		}
 		rs = append(rs, r)
 	}
 	switch im := img.(type) {
