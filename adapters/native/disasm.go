@@ -105,17 +105,7 @@ type memMap struct {
 // Mach-O). Empty and unmapped sections are left out.
 func newMemMap(img image) *memMap {
 	var rs []memRegion
-	var src *source // the file, when the image says
-	switch im := img.(type) {
-	case *elfImage:
-		src = &im.src
-	case *peImage:
-		src = &im.src
-	case *machoImage:
-		src = &im.src
-	case *fatImage:
-		src = &im.slices[0].src
-	}
+	var src *source // the file, set by each image's case below
 	add := func(r memRegion) {
 		if r.size == 0 || r.addr+r.size < r.addr {
 			return
@@ -130,6 +120,7 @@ func newMemMap(img image) *memMap {
 	}
 	switch im := img.(type) {
 	case *elfImage:
+		src = &im.src
 		for i, s := range im.f.Sections {
 			if i == 0 || s.Flags&elf.SHF_ALLOC == 0 || s.Type == elf.SHT_NULL {
 				continue
@@ -153,6 +144,7 @@ func newMemMap(img image) *memMap {
 			}
 		}
 	case *peImage:
+		src = &im.src
 		for _, s := range im.sections {
 			size := uint64(s.VirtualSize)
 			if size == 0 {
@@ -166,8 +158,10 @@ func newMemMap(img image) *memMap {
 			add(r)
 		}
 	case *machoImage:
+		src = &im.src
 		addMachO(im, add)
 	case *fatImage:
+		src = &im.slices[0].src
 		addMachO(im.slices[0], add)
 	}
 	slices.SortStableFunc(rs, func(a, b memRegion) int { return cmp.Compare(a.addr, b.addr) })

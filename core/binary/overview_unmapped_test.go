@@ -3,14 +3,11 @@ package binary_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 
-	"rea/core"
-	"rea/core/standard"
 	"rea/ports"
 )
 
@@ -33,18 +30,7 @@ func (f unmappedFake) Segments(ctx context.Context) ([]ports.Segment, error) {
 // as 0x0-0x27 and 0x0-0x3f0, over the first load segment's addresses.
 func TestOverviewLeavesOutUnmappedSections(t *testing.T) {
 	is := is.New(t)
-	target := "/usr/bin/ls" // any readable file: the fake ignores its bytes
-	if _, err := os.Stat(target); err != nil {
-		t.Skip("no /usr/bin/ls to open")
-	}
-	cat, err := standard.Catalog()
-	is.NoErr(err)
-	reg, err := core.NewRegistry([]ports.Provider{unmappedFake{}}, nil)
-	is.NoErr(err)
-	s := core.NewSession(cat, reg, nil)
-	defer s.Close(context.Background())
-	_, err = s.Call(context.Background(), "open_binary", json.RawMessage(`{"path":"`+target+`"}`), nil)
-	is.NoErr(err)
+	s := fakeSession(t, unmappedFake{}) // it opens the target and checks the outputs against their schemas
 	res, err := s.Call(context.Background(), "binary_overview", json.RawMessage(`{}`), nil)
 	is.NoErr(err)
 	var ov struct {

@@ -14,8 +14,7 @@ import (
 )
 
 const (
-	madvHugepage = 14      // MADV_HUGEPAGE, the same on every Linux architecture
-	hugePage     = 2 << 20 // the huge page of x86-64 and of AArch64 with 4 KiB pages
+	madvHugepage = 14 // MADV_HUGEPAGE, the same on every Linux architecture
 	// smallHeap is the most a process may hold in its heap (objects and
 	// free memory not given back) for Prepare to act: its block then
 	// comes from fresh memory, which needs no zeroing.
@@ -80,7 +79,7 @@ func advise(n int) (lo, hi uintptr, ok bool) {
 	runtime.KeepAlive(spacer)
 	spacer = nil
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(block)))
-	lo, hi = (p+hugePage-1)&^(hugePage-1), (p+uintptr(n))&^(hugePage-1)
+	lo, hi = (p+hugePageSize-1)&^(hugePageSize-1), (p+uintptr(n))&^(hugePageSize-1)
 	if lo < hi {
 		_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, madvHugepage)
 		ok = errno == 0
@@ -118,7 +117,7 @@ func heapBytes() (objects, heap uint64) {
 // runtime cannot survive a refused heap mapping.
 func fitMemory(n int, total uint64) int {
 	if q := total / 4; uint64(n) > q {
-		n = int(q) &^ (hugePage - 1)
+		n = int(q) &^ (hugePageSize - 1)
 	}
 	if n < 16<<20 {
 		return 0

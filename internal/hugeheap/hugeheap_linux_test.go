@@ -58,14 +58,14 @@ func TestPrepareAdvisesTheBlock(t *testing.T) {
 	thpOnRequest(t)
 	other := make([]byte, 16<<20)
 	q := uintptr(unsafe.Pointer(unsafe.SliceData(other)))
-	if eligible(t, (q+8<<20)&^(hugePage-1)) {
+	if eligible(t, (q+8<<20)&^(hugePageSize-1)) {
 		t.Skip("the heap here is eligible for huge pages without advice")
 	}
 	lo, hi, ok := advise(16 << 20)
-	if !ok || hi-lo < hugePage {
+	if !ok || hi-lo < hugePageSize {
 		t.Fatalf("advise: %#x-%#x, %v", lo, hi, ok)
 	}
-	for a := lo; a < hi; a += hugePage {
+	for a := lo; a < hi; a += hugePageSize {
 		if !eligible(t, a) {
 			t.Fatalf("%#x (of %#x-%#x) is not eligible for huge pages", a, lo, hi)
 		}
