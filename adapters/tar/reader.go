@@ -208,6 +208,9 @@ func (c *container) index(ctx context.Context, tr *stdtar.Reader, seek io.Seeker
 		d := declared{name: h.Name, index: i, kind: ports.EntryFile}
 		var dir bool
 		d.path, dir = clean(h.Name)
+		if d.path == "" && dir && h.Typeflag == stdtar.TypeDir {
+			continue // "./": the archive's root
+		}
 		d.reason = checkName(d.path)
 		switch h.Typeflag {
 		case stdtar.TypeReg, stdtar.TypeCont:
@@ -264,9 +267,6 @@ func (c *container) index(ctx context.Context, tr *stdtar.Reader, seek io.Seeker
 		}
 		if len(d.link) > c.lim.maxPathBytes {
 			return nil, limitErr(c.format, "max_path_bytes", h.Name, int64(len(d.link)), int64(c.lim.maxPathBytes), "bytes of link target")
-		}
-		if d.reason == "" && d.path == "" && dir && d.kind == ports.EntryDirectory {
-			continue // "./": the archive's root
 		}
 		if d.reason == "" && strings.Count(d.path, "/")+1 > c.lim.maxDepth {
 			return nil, limitErr(c.format, "max_depth", h.Name, int64(strings.Count(d.path, "/")+1), int64(c.lim.maxDepth), "levels")
