@@ -10,7 +10,7 @@ const (
 	artKinds = `["container","executable","dynamic-library","framework","native-addon","javascript","source-map","plist","entitlements",` +
 		`"resource","universal-slice","package-metadata","unknown"]`
 	artFormats = `["dmg","zip","pkg","asar","javascript-bundle","source-map","mach-o-universal","mach-o","elf","pe","hopper",` +
-		`"analysis-database","ipa","apk","msix","appx","plist","entitlements","directory","file","unknown"]`
+		`"analysis-database","ipa","apk","msix","appx","tar","tar.gz","tar.zst","plist","entitlements","directory","file","unknown"]`
 )
 
 // artifactFormats is artFormats as a set: a container opener naming a format
