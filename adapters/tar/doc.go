@@ -27,7 +27,8 @@
 // decompress to (ratio times the archive's size) and is checked as bytes are
 // decompressed: tar declares no per-entry compressed size, so
 // CompressedSize is -1 and the ratio is the archive's. zstd frames asking for
-// a window over 8 MiB are refused as malformed rather than allocated.
+// a window over 8 MiB (zstd --long, --ultra) are refused as malformed rather
+// than allocated; the 8 MiB are charged with ports.Reserve while decoding.
 //
 // Entries. Regular files (executable when any execute bit is set),
 // directories and symbolic links (Link, never followed) are listed. A hard

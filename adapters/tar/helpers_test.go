@@ -76,9 +76,17 @@ func gz(t testing.TB, b []byte) []byte {
 	return buf.Bytes()
 }
 
-func zst(t testing.TB, b []byte) []byte {
+func zst(t testing.TB, b []byte) []byte { return zstWindow(t, b, 0) }
+
+// zstWindow compresses b in a zstd frame declaring a window of size bytes
+// (0: the encoder's default).
+func zstWindow(t testing.TB, b []byte, size int) []byte {
 	t.Helper()
-	w, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	opts := []zstd.EOption{zstd.WithEncoderConcurrency(1)}
+	if size > 0 {
+		opts = append(opts, zstd.WithWindowSize(size))
+	}
+	w, err := zstd.NewWriter(nil, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,9 +30,16 @@ const (
 const blockSize = 512
 
 // maxWindow bounds the history a zstd frame may ask the decoder to keep
-// (zstd's own default maximum for a frame without --long); a frame asking for
-// more fails with a format error rather than allocating it.
-const maxWindow = 8 << 20
+// (what zstd's levels up to 19 use; --long and --ultra frames ask for more):
+// a frame asking for more fails with a format error rather than allocating
+// it. OpenContainer charges it with ports.Reserve while it decompresses.
+// Recognize, which has no memory account, lets a frame's head allocate at
+// most recognizeWindow (zstd's default level uses 2 MiB) and otherwise
+// goes by the name.
+const (
+	maxWindow       = 8 << 20
+	recognizeWindow = 2 << 20
+)
 
 var (
 	gzipMagic = []byte{0x1f, 0x8b}
@@ -42,8 +49,9 @@ var (
 // Recognize reports a tar archive by content: a first header block with the
 // "ustar" magic at offset 257 or a valid header checksum (pre-POSIX tar),
 // read directly or after decompressing the head of a gzip or zstd stream.
-// A zstd head whose first block does not fit in head is taken on its name
-// (.tar.zst, .tzst) alone. Decompression is bounded to one block of output.
+// A zstd head whose first block does not fit in head, or whose window is
+// over 2 MiB, is taken on its name (.tar.zst, .tzst) alone. Decompression
+// is bounded to one block of output.
 func (Opener) Recognize(head []byte, name string) (string, bool) {
 	switch {
 	case bytes.HasPrefix(head, gzipMagic):
@@ -56,7 +64,7 @@ func (Opener) Recognize(head []byte, name string) (string, bool) {
 			return FormatGzip, true
 		}
 	case bytes.HasPrefix(head, zstdMagic):
-		zr, err := zstd.NewReader(bytes.NewReader(head), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxWindow))
+		zr, err := zstd.NewReader(bytes.NewReader(head), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(recognizeWindow))
 		if err != nil {
 			return "", false
 		}

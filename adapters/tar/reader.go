@@ -129,6 +129,11 @@ func (c *container) indexCompressed(ctx context.Context, src io.Reader, size int
 		defer zr.Close()
 		dec = zr
 	case FormatZstd:
+		release, err := ports.Reserve(ctx, "the zstd decoder's window", maxWindow+(1<<20))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxWindow))
 		if err != nil {
 			return nil, c.formatErr("", fmt.Errorf("zstd header: %w", err))

@@ -153,6 +153,7 @@ func TestHostile(t *testing.T) {
 		{"pax path over 1 MB", gz(t, paxPath(t, 2<<20)), ports.ContainerLimits{MaxPathBytes: 4 << 20}, ports.ContainerFormat, ""},
 		{"pax path of 512 KB", gz(t, paxPath(t, 512<<10)), ports.ContainerLimits{}, ports.ContainerLimit, "max_path_bytes"},
 		{"link target of 100 KB", build(t, member{name: "l", typ: stdtar.TypeSymlink, link: strings.Repeat("b", 100_000)}), ports.ContainerLimits{}, ports.ContainerLimit, "max_path_bytes"},
+		{"zstd window of 16 MiB", zstWindow(t, build(t, member{name: "zeros", data: make([]byte, 17<<20)}), 16<<20), ports.ContainerLimits{}, ports.ContainerFormat, ""},
 		{"deep", build(t, member{name: "a/b/c/d/e", data: []byte("x")}), ports.ContainerLimits{MaxDepth: 4}, ports.ContainerLimit, "max_depth"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
