@@ -201,4 +201,14 @@ func TestJSAppTarball(t *testing.T) {
 	if flat := strings.Join(strings.Fields(out), " "); code != 0 || !strings.Contains(flat, "format tar.gz") || !strings.Contains(flat, "main package/main.js") {
 		t.Errorf("rea analyze: exit %d, not the application analysis:\n%s\n%s", code, out, errOut)
 	}
+	// A tarball without JavaScript is inventoried.
+	dataDir := filepath.Join(tmp, "data")
+	is.NoErr(os.MkdirAll(dataDir, 0o755))
+	is.NoErr(os.WriteFile(filepath.Join(dataDir, "readme.txt"), []byte("hello\n"), 0o644))
+	data := filepath.Join(tmp, "data.tgz")
+	writeAppTar(t, data, dataDir, "data/", true)
+	out, errOut, code = runCLI(t, "analyze", data)
+	if flat := strings.Join(strings.Fields(out), " "); code != 0 || !strings.Contains(flat, "root tar.gz, 2 entries (1 file, 6 bytes)") {
+		t.Errorf("rea analyze: exit %d, not the inventory:\n%s\n%s", code, out, errOut)
+	}
 }
