@@ -17,12 +17,12 @@ import (
 // artifactFlags are the inputs rea inventory and rea extract-artifact share
 // with the MCP tools.
 type artifactFlags struct {
-	Path            string `arg:"" help:"Directory, ASAR, ZIP (APK, IPA, JAR, MSIX, APPX) or any file." type:"path"`
+	Path            string `arg:"" help:"Directory, ASAR, ZIP (APK, IPA, JAR, MSIX, APPX), tar (.tar, .tgz, .tar.zst) or any file." type:"path"`
 	IntegrityPolicy string `name:"integrity-policy" enum:"fail,record-and-continue" default:"fail" help:"fail: a file contradicting its declared hash fails the command; record-and-continue: record the contradiction and continue with the verified files."`
 	MaxEntries      int    `name:"max-entries" help:"Most entries the inventory may hold (default 100000, as over MCP: a mid-size Electron app has tens of thousands)."`
 	MaxEntryBytes   int64  `name:"max-entry-bytes" help:"Most bytes of one entry inside the input (default 256 MiB; the input file itself is not an entry)."`
 	MaxTotalBytes   int64  `name:"max-total-bytes" help:"Most bytes read in total (default: 1 GiB, or three times the input file's size when that is larger, up to 16 GiB)."`
-	MaxRatio        int64  `name:"max-compression-ratio" help:"Most uncompressed bytes per stored byte of a compressed entry (default 1000; more is taken for a ZIP bomb)."`
+	MaxRatio        int64  `name:"max-compression-ratio" help:"Most uncompressed bytes per stored byte of a compressed entry, or of a whole .tgz/.tar.zst (default 1000; more is taken for a bomb)."`
 }
 
 // cliMaxTotalBytes is the schema's maximum for max_total_bytes.

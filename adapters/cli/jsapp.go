@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"archive/tar"
 	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,8 +24,8 @@ import (
 
 // jsappCmd is rea analyze-javascript-application.
 type jsappCmd struct {
-	Path            string `arg:"" help:"Application directory, .asar or ZIP archive, or JavaScript file." type:"path"`
-	ContainerFormat string `name:"container-format" enum:"auto,asar,directory,zip" default:"auto" help:"How to read PATH: auto, asar, directory or zip."`
+	Path            string `arg:"" help:"Application directory, .asar, ZIP or tar archive (an npm .tgz), or JavaScript file." type:"path"`
+	ContainerFormat string `name:"container-format" enum:"auto,asar,directory,zip,tar" default:"auto" help:"How to read PATH: auto, asar, directory, zip or tar."`
 	IntegrityPolicy string `name:"integrity-policy" enum:"fail,record-and-continue" default:"fail" help:"fail stops at an ASAR integrity mismatch; record-and-continue quarantines it and continues."`
 	Detail          string `enum:"complete,summary" default:"complete" help:"complete prints the analysis; summary prints the summary view of the retained analysis."`
 	TimeoutMS       int    `name:"analysis-timeout-ms" default:"0" help:"Deadline in milliseconds (0: the default, 300000)."`
@@ -71,8 +76,60 @@ func routeAnalyze(ctx context.Context, p string) string {
 			return "jsapp"
 		}
 		return "inventory"
+	case "tar", "tar.gz":
+		if tarHoldsJavaScript(p) {
+			return "jsapp"
+		}
+		return "inventory"
+	case "tar.zst":
+		return "jsapp" // no zstd reader here to look inside: an npm-style package is the likely content
 	}
 	return ""
+}
+
+// tarHoldsJavaScript is zipHoldsJavaScript for a plain or gzip-compressed
+// tar: its headers name a JavaScript file, a package.json or an ASAR
+// (within its first 100,000 entries and 1,000 times its size decompressed).
+func tarHoldsJavaScript(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	var r io.Reader = bufio.NewReader(f)
+	if head, _ := r.(*bufio.Reader).Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return false
+		}
+		r = io.LimitReader(zr, 1000*max(st.Size(), 1))
+	}
+	tr := tar.NewReader(r)
+	for range 100000 {
+		h, err := tr.Next()
+		if err != nil && !errors.Is(err, tar.ErrInsecurePath) {
+			return false
+		}
+		if isJSName(strings.ToLower(h.Name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isJSName reports a lower-cased archive entry name that makes the archive
+// an application to map.
+func isJSName(name string) bool {
+	switch {
+	case strings.HasSuffix(name, ".js"), strings.HasSuffix(name, ".mjs"), strings.HasSuffix(name, ".cjs"), strings.HasSuffix(name, ".asar"),
+		name == "package.json", strings.HasSuffix(name, "/package.json"):
+		return true
+	}
+	return false
 }
 
 // zipHoldsJavaScript reports whether a ZIP-based archive's central
@@ -89,10 +146,7 @@ func zipHoldsJavaScript(p string) bool {
 		if i >= 100000 {
 			break
 		}
-		name := strings.ToLower(f.Name)
-		switch {
-		case strings.HasSuffix(name, ".js"), strings.HasSuffix(name, ".mjs"), strings.HasSuffix(name, ".cjs"), strings.HasSuffix(name, ".asar"),
-			name == "package.json", strings.HasSuffix(name, "/package.json"):
+		if isJSName(strings.ToLower(f.Name)) {
 			return true
 		}
 	}

@@ -30,6 +30,7 @@ import (
 	"rea/adapters/native"
 	"rea/adapters/probe"
 	"rea/adapters/pty"
+	"rea/adapters/tar"
 	"rea/adapters/zip"
 	"rea/core"
 	"rea/core/artifact"
@@ -184,7 +185,7 @@ func wireFor(lookupEnv func(string) (string, bool), serving bool) (*app, error) 
 	// way.
 	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache, DiscoverOnOpen: serving, DebugFileDirectories: debugDirs, Debuginfod: debuginfod, SignatureLibraries: sigLibs}), ghidra.New(gopts), hopper.New(hopts)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
-			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
+			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}, tar.Opener{}},
 			JavaScript: js.New(),
 			Browser:    browser, Scenarios: browser, SourceMaps: browser, ScenarioAvailability: browser.ScenarioAvailability,
 			Capturer: pty.New(nil),

@@ -2681,7 +2681,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		format = "asar"
 	case st.format == "javascript-bundle" || st.format == "file":
 		format = "file"
-	case zipFormats[st.format]:
+	case zipFormats[st.format], tarFormats[st.format]:
 		format = st.format
 	}
 	res := map[string]any{

@@ -244,7 +244,7 @@ func (st *jsappState) inventory(ctx context.Context) error {
 			return &core.Error{Code: core.CodeUnsupportedTarget, Message: req.op + ": " + req.path + " is not a directory (format directory)",
 				Details: map[string]any{"operation": req.op, "path": req.path, "reason": "format_mismatch"}}
 		}
-	case "asar", "zip":
+	case "asar", "zip", "tar":
 		if info.IsDir() {
 			return &core.Error{Code: core.CodeUnsupportedTarget, Message: fmt.Sprintf("%s: %s is a directory, not an archive (format %s)", req.op, req.path, req.format),
 				Details: map[string]any{"operation": req.op, "path": req.path, "reason": "format_mismatch"}}
@@ -293,15 +293,15 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	// A single JavaScript file is an application of one asset, named by
 	// its base name (the root of the inventory is the file itself).
 	single := !info.IsDir() && g.Root().NodeKind() == "javascript"
-	zipped := !info.IsDir() && zipFormats[st.format]
-	if !info.IsDir() && st.format != "asar" && (req.format == "asar" || req.format != "zip" && strings.EqualFold(path.Ext(req.path), ".asar")) {
+	zipped := !info.IsDir() && (zipFormats[st.format] || tarFormats[st.format])
+	if !info.IsDir() && st.format != "asar" && (req.format == "asar" || req.format != "zip" && req.format != "tar" && strings.EqualFold(path.Ext(req.path), ".asar")) {
 		g.Close()
 		return notASAR(req.op, req.path, info.Size())
 	}
-	if (!info.IsDir() && st.format != "asar" && !single && !zipped) || (req.format == "zip" && !zipped) || (req.format == "asar" && st.format != "asar") {
+	if (!info.IsDir() && st.format != "asar" && !single && !zipped) || (req.format == "zip" && !zipFormats[st.format]) || (req.format == "tar" && !tarFormats[st.format]) || (req.format == "asar" && st.format != "asar") {
 		g.Close()
-		return &core.Error{Code: core.CodeUnsupportedTarget, Message: fmt.Sprintf("%s: %s is neither a directory, an ASAR archive, a ZIP archive nor a JavaScript file (it is %s)", req.op, req.path, st.format),
-			Remediation: "Pass an application directory, an ASAR or ZIP archive or a JavaScript file; inventory other archives with inventory_artifact.",
+		return &core.Error{Code: core.CodeUnsupportedTarget, Message: fmt.Sprintf("%s: %s is neither a directory, an ASAR, ZIP or tar archive nor a JavaScript file (it is %s)", req.op, req.path, st.format),
+			Remediation: "Pass an application directory, an ASAR, ZIP or tar archive or a JavaScript file; inventory other archives with inventory_artifact.",
 			Details:     map[string]any{"operation": req.op, "path": req.path, "reason": "format_mismatch"}}
 	}
 	if st.format == "asar" {
@@ -394,6 +394,10 @@ func (st *jsappState) releaseInventory() {
 // zipFormats are the ZIP-based archives an application may come in (the
 // artifact graph's container openers read them, nested ASARs included).
 var zipFormats = map[string]bool{"zip": true, "apk": true, "ipa": true, "msix": true, "appx": true}
+
+// tarFormats are the tar archives, plain or compressed, an application may
+// come in: an npm package tarball (npm pack's .tgz) above all.
+var tarFormats = map[string]bool{"tar": true, "tar.gz": true, "tar.zst": true}
 
 func holdsJavaScript(st *jsappState) bool {
 	for _, f := range st.files {

@@ -35,10 +35,10 @@ func opAnalyzeJSApp() *core.Operation {
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
- "description":"Analyze a JavaScript application directory, .asar or ZIP archive, or JavaScript file.",
+ "description":"Analyze a JavaScript application directory, .asar, ZIP or tar archive, or JavaScript file.",
  "properties":{
-  "path":{"type":"string","minLength":1,"description":"Application directory, ASAR archive (by content, whatever its name), ZIP-based archive (zip, apk, ipa, msix, appx; ASARs inside it are read too) holding JavaScript, or a single JavaScript file."},
-  "format":{"enum":["auto","asar","directory","zip"],"description":"auto (default) chooses from the content: a directory, an ASAR archive, a ZIP-based archive or a JavaScript file."},
+  "path":{"type":"string","minLength":1,"description":"Application directory, ASAR archive (by content, whatever its name), ZIP-based archive (zip, apk, ipa, msix, appx; ASARs inside it are read too) or tar archive (.tar, .tgz npm package, .tar.zst) holding JavaScript, or a single JavaScript file."},
+  "format":{"enum":["auto","asar","directory","zip","tar"],"description":"auto (default) chooses from the content: a directory, an ASAR archive, a ZIP-based or tar archive or a JavaScript file."},
   "integrity_policy":{"enum":["fail","record-and-continue"],"description":"fail (default) stops at the first ASAR integrity mismatch; record-and-continue quarantines contradicted files and continues."},
   "detail":{"enum":["complete","summary"],"description":"complete (default) returns the whole graph; summary retains it and returns the summary view naming the retained parent."},
   "analysis_timeout_ms":{"type":"integer","minimum":1,"maximum":2147483647,"description":"Deadline for the analysis (default 300000). On expiry the error is provider_timeout with details.partial_observation."},

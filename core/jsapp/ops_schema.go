@@ -45,7 +45,7 @@ func jsappResultSchema() json.RawMessage {
 	return json.RawMessage(`{"anyOf":[
  {"type":"object","additionalProperties":false,"description":"The complete analysis (detail complete).",
   "required":["schema_version","input_path","format","root_artifact_sha256","inventory_manifest_id","inventory_graph_sha256","statistics","summary","electron","coverage","graph","semantic_graph","string_index","integrity_contradictions","limitations","unknowns"],
-  "properties":{"schema_version":{"const":6},"input_path":{"type":"string"},"format":{"enum":["asar","directory","file","zip","apk","ipa","msix","appx"]},
+  "properties":{"schema_version":{"const":6},"input_path":{"type":"string"},"format":{"enum":["asar","directory","file","zip","apk","ipa","msix","appx","tar","tar.gz","tar.zst"]},
    "root_artifact_sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"inventory_manifest_id":{"type":"string"},"inventory_graph_sha256":{"type":"string"},
    "statistics":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},
    "summary":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},

@@ -14,7 +14,7 @@ import (
 // complete analysis; zero values take the operation's defaults.
 type AnalyzeApplicationInput struct {
 	Path              string `json:"path"`                          // an application directory, .asar or ZIP archive, or JavaScript file
-	Format            string `json:"format,omitempty"`              // "auto" (default), "asar", "directory" or "zip"
+	Format            string `json:"format,omitempty"`              // "auto" (default), "asar", "directory", "zip" or "tar"
 	IntegrityPolicy   string `json:"integrity_policy,omitempty"`    // "fail" (default) or "record-and-continue"
 	AnalysisTimeoutMS int    `json:"analysis_timeout_ms,omitempty"` // default 300000
 	MaxHeapMB         int    `json:"max_heap_mb,omitempty"`         // accepted for compatibility; rea bounds memory itself

@@ -1,5 +1,5 @@
 // Package identify recognises a target's format, kind and architecture from
-// its headers (ELF, PE, Mach-O, ASAR, ZIP, JavaScript, source maps), as
+// its headers (ELF, PE, Mach-O, ASAR, ZIP, tar, JavaScript, source maps), as
 // open_binary needs before any engine runs. It reads the headers by hand and
 // never panics on what it reads. It imports the standard library only.
 // Digest hashes a target's bytes for its identity.
@@ -7,6 +7,7 @@ package identify
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"debug/elf"
@@ -17,6 +18,7 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -114,6 +116,13 @@ func Classify(r io.ReaderAt, size int64, head []byte, path string) (format, kind
 			return ext[1:], "archive", ""
 		}
 		return "zip", "archive", ""
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}) && isTarHeader(gunzipBlock(head)):
+		return "tar.gz", "archive", ""
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}) && (ext == ".tzst" || strings.HasSuffix(strings.ToLower(path), ".tar.zst")):
+		// No zstd decoder in the standard library: the magic and the name.
+		return "tar.zst", "archive", ""
+	case isTarHeader(head):
+		return "tar", "archive", ""
 	case ext == ".map" || (ext == ".json" && isSourceMap(head)):
 		if isSourceMap(head) || ext == ".map" {
 			return "source-map", "source-map", ""
@@ -124,6 +133,43 @@ func Classify(r io.ReaderAt, size int64, head []byte, path string) (format, kind
 		return "plist", "property-list", ""
 	}
 	return "", "", ""
+}
+
+// gunzipBlock decompresses up to one tar block from the head of a gzip
+// stream.
+func gunzipBlock(head []byte) []byte {
+	zr, err := gzip.NewReader(bytes.NewReader(head))
+	if err != nil {
+		return nil
+	}
+	b := make([]byte, 512)
+	n, _ := io.ReadFull(zr, b)
+	return b[:n]
+}
+
+// isTarHeader reports a tar header block: the "ustar" magic (POSIX, GNU) or
+// a matching header checksum (pre-POSIX tar).
+func isTarHeader(b []byte) bool {
+	if len(b) < 512 {
+		return false
+	}
+	if bytes.HasPrefix(b[257:], []byte("ustar")) {
+		return true
+	}
+	field := strings.Trim(string(b[148:156]), " \x00")
+	want, err := strconv.ParseInt(field, 8, 64)
+	if err != nil || field == "" {
+		return false
+	}
+	var unsigned, signed int64
+	for i, c := range b[:512] {
+		if i >= 148 && i < 156 {
+			c = ' '
+		}
+		unsigned += int64(c)
+		signed += int64(int8(c))
+	}
+	return want == unsigned || want == signed
 }
 
 func isSourceMap(head []byte) bool {

@@ -1,7 +1,9 @@
 package identify_test
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -39,6 +41,7 @@ func FuzzClassify(f *testing.F) {
 	f.Add([]byte("\xcf\xfa\xed\xfe"), "/a")
 	f.Add([]byte("\xca\xfe\xba\xbe\x00\x00\x00\x02"), "/a")
 	f.Add([]byte("PK\x03\x04"), "/a.zip")
+	f.Add([]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"), "/a.tgz")
 	f.Add([]byte(`{"version":3,"mappings":""}`), "/a.js.map")
 	f.Fuzz(func(t *testing.T, b []byte, name string) {
 		head := b
@@ -166,5 +169,47 @@ func TestDigest(t *testing.T) {
 	cancel()
 	if _, err := identify.Digest(ctx, bytes.NewReader(make([]byte, 10))); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+// Tar archives are recognised by content: the ustar magic, directly or in
+// the first block of a gzip stream (a renamed .tgz too); zstd, which the
+// standard library cannot decode, by its magic and the name.
+func TestClassifyTar(t *testing.T) {
+	is := is.New(t)
+	var tb bytes.Buffer
+	w := tar.NewWriter(&tb)
+	is.NoErr(w.WriteHeader(&tar.Header{Name: "package/package.json", Mode: 0o644, Size: 2}))
+	w.Write([]byte("{}"))
+	is.NoErr(w.Close())
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write(tb.Bytes())
+	is.NoErr(zw.Close())
+	notTar := bytes.Repeat([]byte("text "), 200)
+	var nb bytes.Buffer
+	zw = gzip.NewWriter(&nb)
+	zw.Write(notTar)
+	is.NoErr(zw.Close())
+	zstd := append([]byte{0x28, 0xb5, 0x2f, 0xfd}, make([]byte, 60)...)
+	for _, tt := range []struct {
+		b            []byte
+		path, format string
+	}{
+		{tb.Bytes(), "/x/pkg.tar", "tar"},
+		{tb.Bytes(), "/x/blob", "tar"},
+		{zb.Bytes(), "/x/pkg-1.0.0.tgz", "tar.gz"},
+		{zb.Bytes(), "/x/renamed", "tar.gz"},
+		{nb.Bytes(), "/x/notes.tgz", ""}, // gzip, but not a tar
+		{zstd, "/x/pkg.tar.zst", "tar.zst"},
+		{zstd, "/x/pkg.tzst", "tar.zst"},
+		{zstd, "/x/data.zst", ""},
+	} {
+		head := tt.b[:min(len(tt.b), 4096)]
+		format, kind, _ := identify.Classify(bytes.NewReader(tt.b), int64(len(tt.b)), head, tt.path)
+		is.Equal(format, tt.format)
+		if tt.format != "" {
+			is.Equal(kind, "archive")
+		}
 	}
 }
