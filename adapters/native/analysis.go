@@ -237,6 +237,10 @@ func newAnalysis(r io.ReaderAt, size int64, name string, opts Options, m *mappin
 	}
 	if e, ok := img.(*elfImage); ok {
 		e.dwarfOf = a.dwarf
+		if e.rel != nil {
+			e.link() // a relocatable object's relocations (elf_rel.go)
+			a.src = e.src
+		}
 	}
 	return a, nil
 }
@@ -529,6 +533,9 @@ func (a *Analysis) Limitations(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("native: limitations: %w", classify(a.img.format(), err))
 	}
 	out := append(slices.Clone(set.limits), a.debugNotes...)
+	if e, ok := a.img.(*elfImage); ok {
+		out = append(out, e.rel.limitations()...)
+	}
 	if l, ok := a.dw.peek(); ok && l != nil && l.supNote != "" {
 		out = append(out, l.supNote)
 	}
