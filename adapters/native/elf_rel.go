@@ -62,6 +62,7 @@ type relObject struct {
 	addrs []uint64     // by section index: the synthetic address, 0 for a section not loaded
 	end   uint64       // the end of the last allocated section
 	ext   []ports.Name // the undefined and common symbols laid out after end
+	got   uint64       // _GLOBAL_OFFSET_TABLE_'s address among them, or 0
 	over  *overlay
 	notes []string // limitations
 }
@@ -162,6 +163,9 @@ func (e *elfImage) link() {
 	}()
 	syms, ext, bad := e.relocSyms(ctx)
 	r.ext = ext
+	if i := slices.IndexFunc(ext, func(n ports.Name) bool { return n.Name == "_GLOBAL_OFFSET_TABLE_" }); i >= 0 {
+		r.got = ext[i].Address
+	}
 	if bad {
 		r.notes = append(r.notes, "Relocatable object: its symbol table is malformed; relocations are not applied.")
 	}
@@ -385,7 +389,7 @@ func (e *elfImage) relocate(b []byte, addr uint64, rs *elf.Section, syms []reloc
 		case uint64(sym) < uint64(len(syms)):
 			s = syms[sym]
 		}
-		if !s.ok || !applyReloc(e.f.Machine, bo, b, off, addr, typ, s.addr, addend, rela) {
+		if !s.ok || !applyReloc(e.f.Machine, bo, b, off, addr, typ, s.addr, addend, rela, e.rel.got) {
 			skipped++
 		}
 		return nil
@@ -394,11 +398,13 @@ func (e *elfImage) relocate(b []byte, addr uint64, rs *elf.Section, syms []reloc
 }
 
 // applyReloc applies one relocation of type typ at offset off of b (the
-// section at addr) for a symbol at sym; rel marks an implicit addend
-// (SHT_REL), read from the bytes. It reports false, leaving b as it was,
+// section at addr) for a symbol at sym; rela false marks an implicit
+// addend (SHT_REL), read from the bytes; got is _GLOBAL_OFFSET_TABLE_'s
+// address (i386 PIC code computes its GOT register from it and reaches
+// its data at offsets from it). It reports false, leaving b as it was,
 // for a type it does not apply, an offset outside b or a value that does
 // not fit the field.
-func applyReloc(m elf.Machine, bo binary.ByteOrder, b []byte, off, addr uint64, typ uint32, sym uint64, addend int64, rela bool) bool {
+func applyReloc(m elf.Machine, bo binary.ByteOrder, b []byte, off, addr uint64, typ uint32, sym uint64, addend int64, rela bool, got uint64) bool {
 	field := func(n uint64) []byte {
 		if off > uint64(len(b)) || n > uint64(len(b))-off {
 			return nil
@@ -434,6 +440,12 @@ func applyReloc(m elf.Machine, bo binary.ByteOrder, b []byte, off, addr uint64, 
 		case elf.R_386_PC32, elf.R_386_PLT32:
 			bo.PutUint32(f, uint32(sym+uint64(a)-p))
 			return true
+		case elf.R_386_GOTPC: // the GOT register: _GLOBAL_OFFSET_TABLE_ + A - P
+			bo.PutUint32(f, uint32(got+uint64(a)-p))
+			return got != 0
+		case elf.R_386_GOTOFF, elf.R_386_GOT32, elf.R_386_GOT32X: // data (or its slot: the symbol itself) off the GOT register
+			bo.PutUint32(f, uint32(sym+uint64(a)-got))
+			return got != 0
 		}
 	case elf.EM_AARCH64:
 		return applyARM64(bo, field, elf.R_AARCH64(typ), sym+uint64(addend), p)

@@ -338,6 +338,24 @@ func TestRelocatableAArch64(t *testing.T) {
 	checkStringRef(t, v, "rel %d %s\n", "main")
 }
 
+// TestRelocatableI386 is TestRelocatableX86_64 for i386 objects, whose
+// SHT_REL relocations keep their addends in the bytes: R_386_PC32 and
+// R_386_32 without PIC; with it, the string reached off the GOT register
+// (R_386_GOTPC, R_386_GOTOFF).
+func TestRelocatableI386(t *testing.T) {
+	needTool(t, "i686-linux-gnu-objdump")
+	needTool(t, "i686-linux-gnu-nm")
+	for _, pic := range []string{"-fno-pic", "-fpie"} {
+		t.Run(pic, func(t *testing.T) {
+			path := buildObject(t, "i686-linux-gnu-gcc", relSource, "-O1", pic)
+			v := viewObject(t, path)
+			checkLayout(t, path, "i686-linux-gnu-nm", v)
+			checkCalls(t, v, objdumpCalls(t, "i686-linux-gnu-objdump", path), []string{"printf"}, true)
+			checkStringRef(t, v, "rel %d %s\n", "main")
+		})
+	}
+}
+
 // TestRelocatableModule reads an object shaped like a kernel module: its
 // many sections apart, its init and exit code calling kernel functions it
 // imports, its export table holding the exported function's address.
