@@ -180,7 +180,19 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 		f.Close()
 		return nil, fmt.Errorf("native: open %s: %w", path, err)
 	}
+	// A relocatable object's relocated sections (elf_rel.go) are held
+	// until Close.
+	if n := a.src.over.bytes(); n > 0 {
+		if err := a.reserveHeld(ctx, "the relocated sections", n); err != nil {
+			if m != nil {
+				m.close()
+			}
+			f.Close()
+			return nil, fmt.Errorf("native: open %s: %w", path, err)
+		}
+	}
 	if err := a.findDebugFile(ctx, path); err != nil {
+		a.releaseHeld()
 		if m != nil {
 			m.close()
 		}

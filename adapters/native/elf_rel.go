@@ -549,6 +549,18 @@ type overlayPiece struct {
 	b   []byte
 }
 
+// bytes is the overlay's size; 0 for a nil overlay.
+func (o *overlay) bytes() int64 {
+	if o == nil {
+		return 0
+	}
+	var n int64
+	for _, p := range o.pieces {
+		n += int64(len(p.b))
+	}
+	return n
+}
+
 // first is the index of the first piece that ends after off.
 func (o *overlay) first(off uint64) int {
 	i, _ := slices.BinarySearchFunc(o.pieces, off, func(p overlayPiece, t uint64) int {

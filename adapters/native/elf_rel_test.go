@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	"rea/adapters/native"
 	"rea/ports"
+	"rea/ports/portstest"
 )
 
 // relSource has a static helper called from its own section, functions in
@@ -477,4 +479,24 @@ func TestRelocatableHostile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRelocatableChargesItsSections: the relocated copy of an object's
+// sections is charged to the opening call's memory account until Close,
+// and a budget too small for it refuses the open.
+func TestRelocatableChargesItsSections(t *testing.T) {
+	is := is.New(t)
+	path := buildObject(t, "gcc", relSource, "-O1")
+	acc := &portstest.MemoryAccount{Max: 1 << 30}
+	ctx := ports.WithMemory(context.Background(), acc)
+	a, err := native.OpenFile(ctx, path)
+	is.NoErr(err)
+	is.True(acc.Charged("the relocated sections") > 0)
+	is.NoErr(a.Close(ctx))
+	is.Equal(acc.InUse(), int64(0))
+
+	tiny := &portstest.MemoryAccount{Max: 16}
+	_, err = native.OpenFile(ports.WithMemory(context.Background(), tiny), path)
+	var le *ports.LimitError
+	is.True(errors.As(err, &le)) // refused by the budget
 }
