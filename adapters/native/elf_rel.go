@@ -35,9 +35,11 @@ import (
 //     same code as for a linked file.
 //
 // GOT-relative relocations (x86-64 GOTPCREL*, AArch64 ADR_GOT_PAGE and
-// LD64_GOT_LO12_NC) point at the symbol's own address: no GOT is made, and
-// an undefined symbol's 8 bytes in EXTERNAL stand for its slot, as an
-// import's slot does in a linked file.
+// LD64_GOT_LO12_NC, i386 GOT32*) point at the symbol's own address: no GOT
+// is made, and an undefined symbol's 8 bytes in EXTERNAL stand for its
+// slot, as an import's slot does in a linked file. i386 PIC code's GOT
+// register is _GLOBAL_OFFSET_TABLE_'s EXTERNAL address (R_386_GOTPC), and
+// its data is reached at offsets from it (R_386_GOTOFF).
 
 // relBase is the synthetic address of a relocatable object's first
 // allocated section. It is not 0, which the lists take for "no address"
@@ -241,10 +243,10 @@ func (e *elfImage) relocSyms(ctx context.Context) (syms []relocSym, ext []ports.
 		default:
 			if elf.ST_TYPE(s.Info) == elf.STT_SECTION {
 				s.Value = 0 // a section symbol names its section's start
-				if int(s.Section) < len(r.addrs) && r.addrs[s.Section] == 0 && s.Section < elf.SHN_LORESERVE {
-					syms[i] = relocSym{0, true} // a section not loaded: offsets within it (debug sections)
-					return nil
-				}
+			}
+			if s.Section < elf.SHN_LORESERVE && int(s.Section) < len(r.addrs) && r.addrs[s.Section] == 0 {
+				syms[i] = relocSym{s.Value, true} // in a section not loaded (debug sections): its offset there
+				return nil
 			}
 			if a, ok := e.symAddr(s); ok {
 				syms[i] = relocSym{a, true}

@@ -500,3 +500,25 @@ func TestRelocatableChargesItsSections(t *testing.T) {
 	var le *ports.LimitError
 	is.True(errors.As(err, &le)) // refused by the budget
 }
+
+// TestRelocatableDWARF: an object's DWARF is relocated against the same
+// layout, so each function's signature and source line are found at its
+// procedure (a low_pc of 0 would be no procedure's).
+func TestRelocatableDWARF(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	path := buildObject(t, "gcc", relSource, "-O1", "-g")
+	v := viewObject(t, path)
+	for name, line := range map[string]int{"helper": 2, "twice": 3, "other": 4, "other2": 5, "main": 6} {
+		at, ok := v.procs[name]
+		is.True(ok)
+		sig, err := v.a.Signature(ctx, at)
+		if err != nil || sig.Source != "dwarf" || sig.ReturnType != "int" {
+			t.Errorf("%s at %#x: signature %+v, %v", name, at, sig, err)
+		}
+		loc, err := v.a.SourceAt(ctx, at)
+		if err != nil || loc.Line != line || loc.Function != name || !strings.HasSuffix(loc.File, "rel.c") {
+			t.Errorf("%s at %#x: source %+v, %v; want rel.c:%d", name, at, loc, err, line)
+		}
+	}
+}
