@@ -180,7 +180,19 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 		f.Close()
 		return nil, fmt.Errorf("native: open %s: %w", path, err)
 	}
+	// A relocatable object's relocated sections (elf_rel.go) are held
+	// until Close.
+	if n := a.src.over.bytes(); n > 0 {
+		if err := a.reserveHeld(ctx, "the relocated sections", n); err != nil {
+			if m != nil {
+				m.close()
+			}
+			f.Close()
+			return nil, fmt.Errorf("native: open %s: %w", path, err)
+		}
+	}
 	if err := a.findDebugFile(ctx, path); err != nil {
+		a.releaseHeld()
 		if m != nil {
 			m.close()
 		}
@@ -237,6 +249,10 @@ func newAnalysis(r io.ReaderAt, size int64, name string, opts Options, m *mappin
 	}
 	if e, ok := img.(*elfImage); ok {
 		e.dwarfOf = a.dwarf
+		if e.rel != nil {
+			e.link() // a relocatable object's relocations (elf_rel.go)
+			a.src = e.src
+		}
 	}
 	return a, nil
 }
@@ -529,6 +545,9 @@ func (a *Analysis) Limitations(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("native: limitations: %w", classify(a.img.format(), err))
 	}
 	out := append(slices.Clone(set.limits), a.debugNotes...)
+	if e, ok := a.img.(*elfImage); ok {
+		out = append(out, e.rel.limitations()...)
+	}
 	if l, ok := a.dw.peek(); ok && l != nil && l.supNote != "" {
 		out = append(out, l.supNote)
 	}

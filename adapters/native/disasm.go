@@ -132,6 +132,9 @@ func newMemMap(img image) *memMap {
 			}
 			add(r)
 		}
+		if end := im.rel.externalEnd(); end > 0 {
+			add(memRegion{name: externalBlock, addr: im.rel.ext[0].Address, size: end - im.rel.ext[0].Address}) // elf_rel.go
+		}
 		if len(rs) == 0 {
 			n := 0
 			for _, p := range im.f.Progs {

@@ -112,6 +112,22 @@
 //     (strings_lit.go, strings_code.go, strings_split.go). A Value is cut at
 //     MaxStringBytes; ByteLength is always the whole literal.
 //
+// Relocatable objects (ET_REL: gcc -c output, kernel modules, archive
+// members; elf_rel.go) are read as a linker would place them: every
+// SHF_ALLOC section at a synthetic address from 0x10000 in header order,
+// aligned to max(sh_addralign, 16) (at most 2 MiB), written into the
+// parsed section headers so that every list maps addresses alike; a
+// symbol at its section's address plus its value; the undefined (and
+// common) symbols 8 bytes each in an EXTERNAL segment after the last
+// section, listed as names of kind import; and the relocations of the
+// allocated sections (x86-64, i386 and AArch64 code and data references,
+// GOT-relative ones at the symbol itself) applied to a private copy of
+// their bytes, which every read of the file sees, so calls name their
+// callees and imports. The object's DWARF is relocated against the same
+// layout. A limitation says the addresses are synthetic and counts the
+// relocations not applied; a layout past 2^40 is not made (the sections
+// stay at 0). Linked files are read as before.
+//
 // Separate debug files (debugfile.go): an ELF target opened by path that
 // has no .symtab or no DWARF looks, under each of
 // Options.DebugFileDirectories (none by default; cmd/rea passes

@@ -79,9 +79,9 @@ func (a *Analysis) loadDWARF() *dwarfLoad {
 	switch im := a.img.(type) {
 	case *elfImage:
 		if d := a.debug; d != nil && d.dwarf {
-			return loadELFDWARFSup(d.img.src, d.img.f, a.sup) // the debug file's, under the same bounds
+			return loadELFDWARFSup(d.img.src, d.img.f, a.sup, d.img.debugRelocs()) // the debug file's, under the same bounds
 		}
-		return loadELFDWARFSup(im.src, im.f, a.sup)
+		return loadELFDWARFSup(im.src, im.f, a.sup, im.debugRelocs())
 	case *peImage:
 		return loadPEDWARF(im.f)
 	case *machoImage, *fatImage:
@@ -240,13 +240,16 @@ func zdebugSize(src source, s *elf.Section) uint64 {
 }
 
 func loadELFDWARF(src source, f *elf.File) *dwarfLoad {
-	return loadELFDWARFSup(src, f, nil)
+	return loadELFDWARFSup(src, f, nil, nil)
 }
 
 // loadELFDWARFSup loads f's DWARF joined with that of its supplementary
 // file sup (nil: none). A supplementary file that cannot be joined leaves
-// f's own DWARF, and supNote says why.
-func loadELFDWARFSup(src source, f *elf.File, sup *supFile) *dwarfLoad {
+// f's own DWARF, and supNote says why. relocs, when not nil, applies a
+// relocatable object's relocations to a debug section's bytes against its
+// synthetic layout (elf_rel.go); without it, debug/elf applies them
+// against sections at 0.
+func loadELFDWARFSup(src source, f *elf.File, sup *supFile, relocs func(*elf.Section, []byte)) *dwarfLoad {
 	var total, info uint64
 	relocated := false
 	for _, s := range f.Sections {
@@ -274,7 +277,7 @@ func loadELFDWARFSup(src source, f *elf.File, sup *supFile) *dwarfLoad {
 	if info == 0 || total > maxDWARFBytes {
 		return &dwarfLoad{}
 	}
-	if relocated || f.Type == elf.ET_REL {
+	if (relocated || f.Type == elf.ET_REL) && relocs == nil {
 		d, err := f.DWARF()
 		if err != nil {
 			return &dwarfLoad{}
@@ -316,6 +319,9 @@ func loadELFDWARFSup(src source, f *elf.File, sup *supFile) *dwarfLoad {
 	for i, s := range secs {
 		if errs[i] != nil {
 			return &dwarfLoad{} // elf.File.DWARF fails alike
+		}
+		if relocs != nil {
+			relocs(s, bufs[i])
 		}
 		suffix, _ := dwarfSuffix(s.Name)
 		if suffix == "types" {

@@ -20,6 +20,9 @@ type elfImage struct {
 	// dbg is the separate debug file whose .symtab stands in for the
 	// missing one (debugfile.go), or nil.
 	dbg *debugFile
+	// rel is a relocatable object's synthetic layout (elf_rel.go), nil
+	// for any other file.
+	rel *relObject
 }
 
 func newELF(src source) (image, error) {
@@ -27,7 +30,7 @@ func newELF(src source) (image, error) {
 	if err != nil {
 		return nil, classify("elf", err)
 	}
-	return &elfImage{src: src, f: f}, nil
+	return &elfImage{src: src, f: f, rel: relLayout(f)}, nil
 }
 
 func (e *elfImage) format() string { return "elf" }
@@ -108,6 +111,10 @@ func (e *elfImage) segments(ctx context.Context) ([]ports.Segment, error) {
 			seg.FileSize = 0
 		}
 		out = append(out, seg)
+	}
+	if end := e.rel.externalEnd(); end > 0 {
+		start := e.rel.ext[0].Address
+		out = append(out, ports.Segment{Name: externalBlock, Kind: "segment", Start: start, Size: end - start, Perms: ports.Permissions{Read: true}})
 	}
 	if len(out) > 0 {
 		return out, nil
@@ -246,6 +253,9 @@ func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 	set.presize(declared)
 	if err := e.readSymbols(ctx, set, elf.SHT_SYMTAB, "symbol", nil, nil); err != nil {
 		return nil, classify("elf", err)
+	}
+	if e.rel != nil {
+		set.labels = append(set.labels, e.rel.ext...) // its undefined symbols, as imports (elf_rel.go)
 	}
 	if err := e.dbg.addSymbols(ctx, set); err != nil {
 		return nil, err
@@ -425,14 +435,15 @@ func (e *elfImage) readSymbols(ctx context.Context, set *symbolSet, typ elf.Sect
 				}
 			}
 		}
-		if nameAt == 0 || s.Value == 0 || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || !e.kept(s) {
+		addr, ok := e.symAddr(s)
+		if nameAt == 0 || !ok || !e.kept(s) {
 			return nil
 		}
 		if !set.keep() {
 			return nil
 		}
 		s.Name = names.name(nameAt)
-		e.addSymbol(set, s, source)
+		e.addSymbol(set, s, addr, source)
 		return nil
 	})
 	if err2 := names.done(); err == nil {
@@ -451,7 +462,8 @@ func (e *elfImage) kept(s elf.Symbol) bool {
 	return false
 }
 
-func (e *elfImage) addSymbol(set *symbolSet, s elf.Symbol, source string) {
+// addSymbol adds symbol s, at addr (e.symAddr).
+func (e *elfImage) addSymbol(set *symbolSet, s elf.Symbol, addr uint64, source string) {
 	if s.Name == "" {
 		return
 	}
@@ -464,15 +476,15 @@ func (e *elfImage) addSymbol(set *symbolSet, s elf.Symbol, source string) {
 	}
 	switch elf.ST_TYPE(s.Info) {
 	case elf.STT_FUNC, elf.STT_GNU_IFUNC:
-		addr := e.codeAddr(s.Value)
+		addr := e.codeAddr(addr)
 		set.procs = append(set.procs, candidate{addr: addr, name: s.Name, size: s.Size, source: source, rank: rank,
 			ifunc: elf.ST_TYPE(s.Info) == elf.STT_GNU_IFUNC})
 		set.labels = append(set.labels, ports.Name{Address: addr, Name: s.Name, Kind: "function", Size: s.Size})
 	case elf.STT_OBJECT, elf.STT_COMMON:
-		set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "object", Size: s.Size})
+		set.labels = append(set.labels, ports.Name{Address: addr, Name: s.Name, Kind: "object", Size: s.Size})
 	case elf.STT_NOTYPE:
 		if !isMappingSymbol(s.Name) {
-			set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "label"})
+			set.labels = append(set.labels, ports.Name{Address: addr, Name: s.Name, Kind: "label"})
 		}
 	}
 }

@@ -64,6 +64,9 @@ type source struct {
 	size   int64
 	format string
 	m      *mapping // the file mapped read-only, or nil
+	// over replaces some of the file's bytes (a relocatable object's
+	// sections with their relocations applied, elf_rel.go), or is nil.
+	over *overlay
 }
 
 // view returns the n bytes at absolute offset off like read, but without a
@@ -71,6 +74,14 @@ type source struct {
 // a pin on the mapping (Analysis.enter) while it reads them and must not
 // keep them past it.
 func (s source) view(off, n uint64) ([]byte, error) {
+	if s.over != nil && s.contains(off, n) {
+		if b, ok := s.over.within(off, n); ok {
+			return b, nil
+		}
+		if s.over.touches(off, n) {
+			return s.read(off, n)
+		}
+	}
 	if s.m == nil || s.m.data == nil || !s.contains(off, n) || uint64(len(s.m.data)) != uint64(s.size) {
 		return s.read(off, n)
 	}
@@ -87,6 +98,7 @@ func (s source) read(off, n uint64) ([]byte, error) {
 	buf := make([]byte, n)
 	m, err := s.r.ReadAt(buf, int64(off))
 	if m == len(buf) {
+		s.over.apply(buf, off)
 		return buf, nil
 	}
 	if err == nil || errors.Is(err, io.EOF) {

@@ -9,11 +9,13 @@ import (
 
 // Charging what an Analysis keeps. The lists it caches (segments,
 // procedures, names, the symbol set, the strings list and the
-// cross-reference index) and the DWARF it loads (dwarf_load.go) are
-// reserved against the memory budget of the call that computes them
-// (ports.Reserve) and held until Close, so a server's budget counts every
-// open analysis; a refused reservation fails that call with the
-// *ports.LimitError naming the setting, and is not cached.
+// cross-reference index), the DWARF it loads (dwarf_load.go) and a
+// relocatable object's relocated sections (elf_rel.go, charged by the
+// call that opens the file) are reserved against the memory budget of the
+// call that computes them (ports.Reserve) and held until Close, so a
+// server's budget counts every open analysis; a refused reservation fails
+// that call with the *ports.LimitError naming the setting, and is not
+// cached.
 // Strings are counted by their bytes; element headers by their size.
 
 // listBytes estimates the memory of a cached list.

@@ -104,6 +104,7 @@ func readFull(src source, off uint64, b []byte) error {
 	}
 	m, err := src.r.ReadAt(b, int64(off))
 	if m == len(b) {
+		src.over.apply(b, off)
 		return nil
 	}
 	if err == nil || errors.Is(err, io.EOF) {
