@@ -105,7 +105,9 @@ func FuzzNormalize(f *testing.F) {
 		if secret != "" {
 			n.Secrets = []string{secret}
 		}
-		if path != "" {
+		if strings.HasPrefix(path, "/") {
+			// Paths are absolute (Normalizer.Paths): a key with no '/'
+			// could match inside a placeholder ("a" in "<redacted>").
 			n.Paths = map[string]string{path: placeholderWorkingDir}
 		}
 		out := n.Normalize(in)
