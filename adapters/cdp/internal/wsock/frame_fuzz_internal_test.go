@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -57,4 +58,41 @@ func FuzzReadMessage(f *testing.F) {
 		}
 		t.Fatal("ReadMessage did not reach the end of the input")
 	})
+}
+
+// TestClaimedLengthIsNotAllocated: a frame header's length is the peer's
+// claim; what ReadMessage allocates follows the bytes that arrive.
+func TestClaimedLengthIsNotAllocated(t *testing.T) {
+	hdr := []byte{0x82, 127, 0, 0, 0, 0, 0x04, 0, 0, 0} // a binary frame of 64 MiB, then 1,000 bytes
+	data := append(hdr, make([]byte, 1000)...)
+	c := &Conn{c: &pipeConn{}, br: bufio.NewReader(bytes.NewReader(data)), maxBytes: 128 << 20}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err := c.ReadMessage()
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("error %v, want the frame to end early", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+		t.Fatalf("allocated %d bytes for 1,010 bytes of input", got)
+	}
+}
+
+// TestReadNGrows: readN returns exactly n bytes across its steps, and a
+// stream that ends inside them is an unexpected EOF.
+func TestReadNGrows(t *testing.T) {
+	src := make([]byte, 3*readStep+17)
+	for i := range src {
+		src[i] = byte(i * 7)
+	}
+	got, err := readN(bytes.NewReader(src), int64(len(src)))
+	if err != nil || !bytes.Equal(got, src) {
+		t.Fatalf("readN: %d bytes, %v", len(got), err)
+	}
+	if _, err := readN(bytes.NewReader(src[:readStep+5]), int64(len(src))); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("short stream: %v", err)
+	}
+	if _, err := readN(bytes.NewReader(nil), 10); err != io.EOF {
+		t.Fatalf("empty stream: %v", err)
+	}
 }

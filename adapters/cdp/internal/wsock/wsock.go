@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -265,8 +266,7 @@ func (c *Conn) readFrame(limit, head int64) (fin bool, op int, payload []byte, o
 	if op < 8 && n > limit {
 		over, keep = true, min(max(head, 0), n)
 	}
-	payload = make([]byte, keep)
-	if _, err = io.ReadFull(c.br, payload); err != nil {
+	if payload, err = readN(c.br, keep); err != nil {
 		return
 	}
 	if over {
@@ -280,6 +280,30 @@ func (c *Conn) readFrame(limit, head int64) (fin bool, op int, payload []byte, o
 		}
 	}
 	return fin, op, payload, over, nil
+}
+
+// readStep is the most readN allocates ahead of the bytes it has read.
+const readStep = 1 << 20
+
+// readN reads exactly n bytes. A frame's length comes from the peer, so the
+// buffer grows with the bytes that arrive (at most doubling, never more than
+// readStep past them) rather than being allocated whole from the header: a
+// ten-byte header claiming 64 MiB costs what the peer actually sends.
+func readN(r io.Reader, n int64) ([]byte, error) {
+	b := make([]byte, 0, min(n, readStep))
+	for int64(len(b)) < n {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, int(min(n-int64(len(b)), int64(len(b)), readStep)))
+		}
+		m, err := io.ReadFull(r, b[len(b):min(int64(cap(b)), n)])
+		if err == io.EOF && len(b) > 0 {
+			err = io.ErrUnexpectedEOF // the frame, not the stream, ended early
+		}
+		if b = b[:len(b)+m]; err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
 
 // WriteMessage writes one unfragmented message.
