@@ -56,6 +56,9 @@ import (
 //	adapters/internal/lazyengine  ports + snapshot: the lazily started owned
 //	                   engine and its analysis snapshots (ghidra,
 //	                   hopper); not an adapter of its own
+//	adapters/internal/arfile  standard library only: the ar archive walk
+//	                   that adapters/native (signature libraries) and
+//	                   adapters/ar (containers) share; not an adapter of its own
 //	adapters/internal/fakeproc  standard library only: process behaviour of
 //	                   the fake engines the ghidra and hopper tests build
 //	adapters/hosts     ports + go-toml (agent hosts' configuration files)
@@ -107,10 +110,11 @@ var policy = []struct {
 	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/", "github.com/google/jsonschema-go/jsonschema"},
 		[]string{"rea/core/standard", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/matryer/is"}},
 	{"rea/adapters/cli", []string{"rea/core", "rea/core/product", "rea/ports", "github.com/alecthomas/kong", fastJSON}, []string{"rea/core/standard", "github.com/matryer/is"}},
-	{"rea/adapters/native", []string{"rea/ports", "rea/ports/libc", "rea/adapters/native/", "golang.org/x/arch/", "rea/supervisor", "rea/snapshot", "rea/internal/hugeheap"}, engineTests},
+	{"rea/adapters/native", []string{"rea/ports", "rea/ports/libc", "rea/adapters/native/", "golang.org/x/arch/", "rea/supervisor", "rea/snapshot", "rea/internal/hugeheap", "rea/adapters/internal/arfile"}, engineTests},
 	{"rea/adapters/asar", []string{"rea/ports", "rea/adapters/asar/"}, engineTests},
 	{"rea/adapters/zip", []string{"rea/ports"}, engineTests},
 	{"rea/adapters/tar", []string{"rea/ports", "github.com/klauspost/compress/"}, engineTests},
+	{"rea/adapters/ar", []string{"rea/ports", "rea/adapters/internal/arfile"}, engineTests},
 	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}, engineTests},
 	{"rea/adapters/cdp", []string{"rea/ports", "rea/adapters/cdp/", "github.com/chromedp/", "rea/supervisor"}, engineTests},
 	{"rea/adapters/ghidra", []string{"rea/ports", "rea/supervisor", "rea/snapshot", "rea/adapters/ghidra/", "rea/adapters/internal/ndjson", "rea/adapters/internal/lazyengine"}, engineTests},
@@ -118,6 +122,7 @@ var policy = []struct {
 	{"rea/adapters/internal/ndjson", nil, []string{"github.com/matryer/is"}},
 	{"rea/adapters/internal/lazyengine", []string{"rea/ports", "rea/snapshot"}, []string{"github.com/matryer/is"}},
 	{"rea/adapters/internal/fakeproc", nil, nil},
+	{"rea/adapters/internal/arfile", nil, nil},
 	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}, engineTests},
 	{"rea/adapters/pty", []string{"rea/ports", "rea/supervisor", "github.com/creack/pty", "github.com/charmbracelet/x/vt"}, engineTests},
 	{"rea/adapters/gdbremote", []string{"rea/ports", "rea/ports/libc", "rea/supervisor"}, engineTests},

@@ -69,7 +69,7 @@ func identifyFile(ctx context.Context, path string, digest bool) (ports.Target, 
 	if t.Format == "" {
 		return ports.Target{}, &Error{Code: CodeUnsupportedTarget,
 			Message:     op + ": " + abs + " is not a recognised binary, archive or script format",
-			Remediation: "Open an ELF, PE, Mach-O, ASAR, ZIP, JavaScript or source-map file.",
+			Remediation: "Open an ELF, PE, Mach-O, ASAR, ZIP, tar, ar, JavaScript or source-map file.",
 			Details:     map[string]any{"operation": op, "path": abs, "reason": "unrecognized_format"}}
 	}
 	return t, nil

@@ -17,7 +17,7 @@ import (
 // artifactFlags are the inputs rea inventory and rea extract-artifact share
 // with the MCP tools.
 type artifactFlags struct {
-	Path            string `arg:"" help:"Directory, ASAR, ZIP (APK, IPA, JAR, MSIX, APPX), tar (.tar, .tgz, .tar.zst) or any file." type:"path"`
+	Path            string `arg:"" help:"Directory, ASAR, ZIP (APK, IPA, JAR, MSIX, APPX), tar (.tar, .tgz, .tar.zst), ar (.a) or any file." type:"path"`
 	IntegrityPolicy string `name:"integrity-policy" enum:"fail,record-and-continue" default:"fail" help:"fail: a file contradicting its declared hash fails the command; record-and-continue: record the contradiction and continue with the verified files."`
 	MaxEntries      int    `name:"max-entries" help:"Most entries the inventory may hold (default 100000, as over MCP: a mid-size Electron app has tens of thousands)."`
 	MaxEntryBytes   int64  `name:"max-entry-bytes" help:"Most bytes of one entry inside the input (default 256 MiB; the input file itself is not an entry)."`

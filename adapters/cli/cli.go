@@ -132,8 +132,8 @@ type grammar struct {
 	Call            callCmd            `cmd:"" help:"Call any operation with JSON arguments (inline, @FILE or - for stdin), with the same validation and error envelope as MCP; --format text renders the result readably."`
 	Version         versionCmd         `cmd:"" help:"Print the version."`
 	Catalog         catalogCmd         `cmd:"" help:"Write the machine-readable product catalog (docs/public/product-catalog.json)."`
-	Inventory       inventoryCmd       `cmd:"" help:"Inventory a directory, ASAR, ZIP or tar archive: every entry hashed, classified and checked against its declared integrity."`
-	ExtractArtifact extractArtifactCmd `cmd:"" name:"extract-artifact" help:"Extract the regular files of a directory, ASAR, ZIP or tar archive into a fresh temporary directory and print it."`
+	Inventory       inventoryCmd       `cmd:"" help:"Inventory a directory, ASAR, ZIP, tar or ar archive: every entry hashed, classified and checked against its declared integrity."`
+	ExtractArtifact extractArtifactCmd `cmd:"" name:"extract-artifact" help:"Extract the regular files of a directory, ASAR, ZIP, tar or ar archive into a fresh temporary directory and print it."`
 	TraceFeature    traceFeatureCmd    `cmd:"" name:"trace-feature" help:"Analyze a JavaScript application (or read its analysis) and trace one feature through it from a seed (trace_application_feature)."`
 	CompareApps     compareAppsCmd     `cmd:"" name:"compare-apps" help:"Analyze two versions of a JavaScript application (or read their analyses) and compare them (compare_application_versions)."`
 	Completion      completionCmd      `cmd:"" help:"Print a shell completion script: rea completion bash|zsh|fish."`

@@ -83,6 +83,8 @@ func routeAnalyze(ctx context.Context, p string) string {
 		return "inventory"
 	case "tar.zst":
 		return "jsapp" // no zstd reader here to look inside: an npm-style package is the likely content
+	case "ar":
+		return "inventory" // a static library: its members are object files
 	}
 	return ""
 }

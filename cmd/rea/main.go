@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"rea/adapters/ar"
 	"rea/adapters/asar"
 	"rea/adapters/cdp"
 	"rea/adapters/cli"
@@ -185,7 +186,7 @@ func wireFor(lookupEnv func(string) (string, bool), serving bool) (*app, error) 
 	// way.
 	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache, DiscoverOnOpen: serving, DebugFileDirectories: debugDirs, Debuginfod: debuginfod, SignatureLibraries: sigLibs}), ghidra.New(gopts), hopper.New(hopts)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
-			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}, tar.Opener{}},
+			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}, tar.Opener{}, ar.Opener{}},
 			JavaScript: js.New(),
 			Browser:    browser, Scenarios: browser, SourceMaps: browser, ScenarioAvailability: browser.ScenarioAvailability,
 			Capturer: pty.New(nil),

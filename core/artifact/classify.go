@@ -107,6 +107,7 @@ var containerMedia = map[string]string{
 	"zip": "application/zip", "apk": "application/vnd.android.package-archive", "ipa": "application/octet-stream",
 	"msix": "application/msix", "appx": "application/appx", "asar": "application/x-asar",
 	"tar": "application/x-tar", "tar.gz": "application/gzip", "tar.zst": "application/zstd",
+	"ar": "application/x-archive",
 }
 
 // elfFacts reads e_type, e_machine and, for ET_DYN, whether a PT_INTERP

@@ -10,7 +10,7 @@ const (
 	artKinds = `["container","executable","dynamic-library","framework","native-addon","javascript","source-map","plist","entitlements",` +
 		`"resource","universal-slice","package-metadata","unknown"]`
 	artFormats = `["dmg","zip","pkg","asar","javascript-bundle","source-map","mach-o-universal","mach-o","elf","pe","hopper",` +
-		`"analysis-database","ipa","apk","msix","appx","tar","tar.gz","tar.zst","plist","entitlements","directory","file","unknown"]`
+		`"analysis-database","ipa","apk","msix","appx","tar","tar.gz","tar.zst","ar","plist","entitlements","directory","file","unknown"]`
 )
 
 // artifactFormats is artFormats as a set: a container opener naming a format
@@ -88,7 +88,7 @@ const artifactDefs = `"$defs":{
 }`
 
 // artifactInputProps are the inputs every artifact-reading operation takes.
-const artifactInputProps = `"path":{"type":"string","minLength":1,"maxLength":4096,"description":"The artifact to read: a directory, an ASAR (with its .asar.unpacked companion beside it), a ZIP, APK, IPA, JAR, MSIX or APPX, a tar (.tar, .tgz, .tar.zst), or any file; absolute or relative to the server's working directory. Default: the open target."},
+const artifactInputProps = `"path":{"type":"string","minLength":1,"maxLength":4096,"description":"The artifact to read: a directory, an ASAR (with its .asar.unpacked companion beside it), a ZIP, APK, IPA, JAR, MSIX or APPX, a tar (.tar, .tgz, .tar.zst), an ar (.a), or any file; absolute or relative to the server's working directory. Default: the open target."},
  "integrity_policy":{"enum":["fail","record-and-continue"],"default":"fail","description":"fail (default): a file contradicting the hash its container declares fails the call. record-and-continue: the contradiction is recorded in integrity_contradictions and the bytes quarantined (a contradicted nested ASAR is not expanded); verified siblings continue."},
  "max_entries":{"type":"integer","minimum":1,"maximum":1000000,"default":100000,"description":"Most occurrences the graph may hold, else truncated."},
  "max_total_bytes":{"type":"integer","minimum":1,"maximum":17179869184,"default":1073741824,"description":"Most bytes read in total (after decompression), else truncated."},

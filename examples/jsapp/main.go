@@ -17,6 +17,7 @@ import (
 
 	"rea/adapters/asar"
 	"rea/adapters/js"
+	"rea/adapters/tar"
 	"rea/adapters/zip"
 	"rea/core"
 	"rea/core/artifact"
@@ -44,7 +45,7 @@ func analyze(ctx context.Context, w io.Writer, path string, newer ...string) err
 	// No binary provider: the application analysis needs no open target,
 	// only the container readers and the JavaScript engine.
 	reg, err := core.NewRegistry(nil, &core.RegistryOptions{
-		Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
+		Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}, tar.Opener{}},
 		JavaScript: js.New(),
 	})
 	if err != nil {

@@ -1,5 +1,5 @@
 // Package identify recognises a target's format, kind and architecture from
-// its headers (ELF, PE, Mach-O, ASAR, ZIP, tar, JavaScript, source maps), as
+// its headers (ELF, PE, Mach-O, ASAR, ZIP, tar, ar, JavaScript, source maps), as
 // open_binary needs before any engine runs. It reads the headers by hand and
 // never panics on what it reads. It imports the standard library only.
 // Digest hashes a target's bytes for its identity.
@@ -123,6 +123,8 @@ func Classify(r io.ReaderAt, size int64, head []byte, path string) (format, kind
 		return "tar.zst", "archive", ""
 	case isTarHeader(head):
 		return "tar", "archive", ""
+	case bytes.HasPrefix(head, []byte("!<arch>\n")) || bytes.HasPrefix(head, []byte("!<thin>\n")):
+		return "ar", "archive", "" // a static library; a thin one names its members' files
 	case ext == ".map" || (ext == ".json" && isSourceMap(head)):
 		if isSourceMap(head) || ext == ".map" {
 			return "source-map", "source-map", ""

@@ -8,9 +8,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -207,6 +209,28 @@ func TestClassifyTar(t *testing.T) {
 	} {
 		head := tt.b[:min(len(tt.b), 4096)]
 		format, kind, _ := identify.Classify(bytes.NewReader(tt.b), int64(len(tt.b)), head, tt.path)
+		is.Equal(format, tt.format)
+		if tt.format != "" {
+			is.Equal(kind, "archive")
+		}
+	}
+}
+
+// An ar archive (a static library, or a thin one) is an archive by its
+// magic, whatever its name; a file whose text merely starts alike is not.
+func TestClassifyAr(t *testing.T) {
+	is := is.New(t)
+	member := fmt.Sprintf("%-16s%-12s%-6s%-6s%-8s%-10d`\n", "a.o/", "0", "0", "0", "644", 2) + "ab"
+	for _, tt := range []struct {
+		b            string
+		path, format string
+	}{
+		{"!<arch>\n" + member, "/x/libx.a", "ar"},
+		{"!<arch>\n", "/x/renamed", "ar"},
+		{"!<thin>\n" + member, "/x/libthin.a", "ar"},
+		{"!<archive> is a word\n", "/x/notes.a", ""},
+	} {
+		format, kind, _ := identify.Classify(strings.NewReader(tt.b), int64(len(tt.b)), []byte(tt.b), tt.path)
 		is.Equal(format, tt.format)
 		if tt.format != "" {
 			is.Equal(kind, "archive")
