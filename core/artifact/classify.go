@@ -149,6 +149,8 @@ func elfFacts(h []byte) (kind, arch string, exec bool) {
 		}
 	}
 	switch typ {
+	case 1: // ET_REL: gcc -c, a kernel module, a static library's member
+		return "object", arch, false
 	case 2: // ET_EXEC
 		return "executable", arch, true
 	case 3: // ET_DYN
@@ -219,6 +221,8 @@ func machoFacts(h []byte) (kind, arch string, exec bool) {
 		arch = "arm64"
 	}
 	switch bo.Uint32(h[12:]) {
+	case 1: // MH_OBJECT
+		return "object", arch, false
 	case 2: // MH_EXECUTE
 		return "executable", arch, true
 	case 6: // MH_DYLIB

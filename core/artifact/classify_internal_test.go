@@ -75,3 +75,24 @@ func TestBundleMarksFoundAsContains(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectFiles: an ELF relocatable file and a Mach-O MH_OBJECT (what
+// gcc -c writes, and a static library's members) are objects, not
+// unknown bytes.
+func TestObjectFiles(t *testing.T) {
+	elf := make([]byte, 64)
+	copy(elf, "\x7fELF\x02\x01\x01")
+	elf[16], elf[18] = 1, 62 // ET_REL, x86-64
+	macho := make([]byte, 32)
+	copy(macho, "\xcf\xfa\xed\xfe")               // MH_MAGIC_64, little-endian
+	macho[4], macho[7], macho[12] = 0x0c, 0x01, 1 // arm64, MH_OBJECT
+	for name, tc := range map[string]struct {
+		head         []byte
+		format, arch string
+	}{"a.o": {elf, "elf", "x86_64"}, "b.o": {macho, "mach-o", "arm64"}} {
+		c := classifyArtifact(name, tc.head, nil, nil, nil)
+		if c.kind != "object" || c.format != tc.format || c.arch != tc.arch || c.executable {
+			t.Errorf("%s: kind %q format %q arch %q executable %v", name, c.kind, c.format, c.arch, c.executable)
+		}
+	}
+}

@@ -7,7 +7,7 @@ import "encoding/json"
 // buildOutputSchema hoists to the output schema's root.
 
 const (
-	artKinds = `["container","executable","dynamic-library","framework","native-addon","javascript","source-map","plist","entitlements",` +
+	artKinds = `["container","executable","dynamic-library","object","framework","native-addon","javascript","source-map","plist","entitlements",` +
 		`"resource","universal-slice","package-metadata","unknown"]`
 	artFormats = `["dmg","zip","pkg","asar","javascript-bundle","source-map","mach-o-universal","mach-o","elf","pe","hopper",` +
 		`"analysis-database","ipa","apk","msix","appx","tar","tar.gz","tar.zst","ar","plist","entitlements","directory","file","unknown"]`
