@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 	"unsafe"
 
 	"rea/adapters/internal/arfile"
@@ -103,7 +101,7 @@ func open(ctx context.Context, req ports.ContainerRequest) (*container, error) {
 		if m.Size > c.lim.maxEntryBytes {
 			return limitErr("max_entry_bytes", m.Name, m.Size, c.lim.maxEntryBytes, "bytes")
 		}
-		d := declared{name: m.Name, index: len(decls), data: span{m.Off, m.Size}, exec: m.Mode&0o111 != 0, reason: checkName(m.Name)}
+		d := declared{name: m.Name, index: len(decls), data: span{m.Off, m.Size}, exec: m.Mode&0o111 != 0, reason: ports.UnsafeName(m.Name)}
 		if d.reason == "" {
 			if total += m.Size; total > c.lim.maxTotalBytes {
 				return limitErr("max_total_bytes", m.Name, total, c.lim.maxTotalBytes, "bytes declared")
@@ -242,34 +240,6 @@ func (f *fileReader) Read(p []byte) (int, error) {
 }
 
 func (f *fileReader) Close() error { return nil }
-
-// checkName returns why a member's name is unsafe as a relative path, or
-// "" (the reasons of ports.RejectedEntry).
-func checkName(name string) string {
-	switch {
-	case name == "":
-		return "empty"
-	case strings.IndexByte(name, 0) >= 0:
-		return "nul"
-	case strings.ContainsRune(name, '\\'):
-		return "backslash"
-	case strings.HasPrefix(name, "/") || filepath.VolumeName(name) != "" || len(name) >= 2 && name[1] == ':':
-		return "absolute"
-	case !utf8.ValidString(name):
-		return "utf8"
-	}
-	for c := range strings.SplitSeq(name, "/") {
-		switch c {
-		case "..":
-			return "dot-dot"
-		case ".":
-			return "dot"
-		case "":
-			return "empty"
-		}
-	}
-	return ""
-}
 
 func parent(p string) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {

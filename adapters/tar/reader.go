@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -216,7 +215,7 @@ func (c *container) index(ctx context.Context, tr *stdtar.Reader, seek io.Seeker
 		if d.path == "" && dir && h.Typeflag == stdtar.TypeDir {
 			continue // "./": the archive's root
 		}
-		d.reason = checkName(d.path)
+		d.reason = ports.UnsafeName(d.path)
 		switch h.Typeflag {
 		case stdtar.TypeReg, stdtar.TypeCont:
 			d.exec, d.data = h.Mode&0o111 != 0, span{-1, h.Size}
@@ -337,7 +336,7 @@ func (c *container) resolve(decls []declared) error {
 		if d.reason == "" && d.hard {
 			target, _ := clean(d.link)
 			s, ok := c.files[target]
-			if !ok || checkName(target) != "" {
+			if !ok || ports.UnsafeName(target) != "" {
 				d.reason = "hardlink"
 			} else {
 				d.data = s
@@ -461,34 +460,6 @@ func clean(name string) (string, bool) {
 		p = ""
 	}
 	return p, dir
-}
-
-// checkName returns why a cleaned name is unsafe, or "" (the reasons of
-// ports.RejectedEntry, as adapters/zip gives them).
-func checkName(name string) string {
-	switch {
-	case name == "":
-		return "empty"
-	case strings.IndexByte(name, 0) >= 0:
-		return "nul"
-	case strings.ContainsRune(name, '\\'):
-		return "backslash"
-	case strings.HasPrefix(name, "/") || filepath.VolumeName(name) != "" || len(name) >= 2 && name[1] == ':':
-		return "absolute"
-	case !utf8.ValidString(name):
-		return "utf8"
-	}
-	for c := range strings.SplitSeq(name, "/") {
-		switch c {
-		case "..":
-			return "dot-dot"
-		case ".":
-			return "dot"
-		case "":
-			return "empty"
-		}
-	}
-	return ""
 }
 
 func parent(p string) string {

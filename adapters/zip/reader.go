@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -132,7 +131,7 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 		if len(f.Name) > o.MaxPathBytes {
 			return nil, limitErr(&LimitError{Limit: "max_path_bytes", Name: f.Name, Value: int64(len(f.Name)), Max: int64(o.MaxPathBytes)})
 		}
-		reason := checkName(name)
+		reason := ports.UnsafeName(name)
 		if reason == "" && shared[name] {
 			reason = "duplicate"
 		}
@@ -419,34 +418,6 @@ func clamp(v uint64) int64 {
 		return 1 << 62
 	}
 	return int64(v)
-}
-
-// checkName returns why a name (without a directory's trailing slash) is
-// unsafe, or "".
-func checkName(name string) string {
-	switch {
-	case name == "":
-		return "empty"
-	case strings.IndexByte(name, 0) >= 0:
-		return "nul"
-	case strings.ContainsRune(name, '\\'):
-		return "backslash"
-	case strings.HasPrefix(name, "/") || filepath.VolumeName(name) != "" || len(name) >= 2 && name[1] == ':':
-		return "absolute"
-	case !utf8.ValidString(name):
-		return "utf8"
-	}
-	for c := range strings.SplitSeq(name, "/") {
-		switch c {
-		case "..":
-			return "dot-dot"
-		case ".":
-			return "dot"
-		case "":
-			return "empty"
-		}
-	}
-	return ""
 }
 
 func parent(p string) string {
