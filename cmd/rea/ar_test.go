@@ -149,3 +149,16 @@ func TestCLIStaticLibrary(t *testing.T) {
 		t.Errorf("rea analyze: exit %d, not the inventory:\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestCLIThinArchiveAdvice: a thin archive's members are files elsewhere;
+// the advice says so rather than asking for an ASAR's companion directory.
+func TestCLIThinArchiveAdvice(t *testing.T) {
+	is := is.New(t)
+	p := filepath.Join(t.TempDir(), "thin.a")
+	is.NoErr(os.WriteFile(p, []byte("!<thin>\n"), 0o644))
+	_, errOut, code := runCLI(t, "inventory", p)
+	is.True(code != 0)
+	is.True(strings.Contains(errOut, "thin archive"))
+	is.True(strings.Contains(errOut, "A thin ar archive names its members' files"))
+	is.True(!strings.Contains(errOut, "ASAR"))
+}

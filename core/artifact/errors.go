@@ -157,7 +157,11 @@ func artifactError(ctx context.Context, op string, err error) error {
 		}
 		rem := "Restore the missing file (for an ASAR, the <archive>.unpacked companion directory must sit beside the archive) and call again; " +
 			"its content cannot be verified or materialized without it. "
-		if op == "extract_artifact" {
+		if errors.As(err, &ce) && ce.Format == "ar" {
+			// A thin archive: no file of its own is missing, and no
+			// policy reads the members' bytes from it.
+			rem = "A thin ar archive names its members' files (ar t lists them) instead of holding their bytes: inventory or open those files where they are."
+		} else if op == "extract_artifact" {
 			// Extraction fails under either policy: the way past it is
 			// to leave the file out, and under fail the inventory that
 			// precedes the writing stops at it first.
