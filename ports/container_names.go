@@ -1,8 +1,11 @@
 package ports
 
 import (
+	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -36,3 +39,45 @@ func UnsafeName(name string) string {
 	}
 	return ""
 }
+
+// ContainerLimitError is a container's failure of reason limit: limit names the
+// ContainerLimits field (max_entry_bytes, ...), value the amount in unit
+// that passed maxv.
+func ContainerLimitError(format, limit, path string, value, maxv int64, unit string) error {
+	return &ContainerError{Format: format, Reason: ContainerLimit, Limit: limit, Path: path,
+		Err: fmt.Errorf("%d %s > %d", value, unit, maxv)}
+}
+
+// EntryReader is a file's bytes as a Container's Open returns them: it
+// fails with a ContainerLimitError once the file passes MaxEntry bytes or the
+// container's reads (Total, shared by every Open) pass MaxTotal, and a read
+// error is a ContainerError of reason io. The tar and ar adapters use it.
+type EntryReader struct {
+	Format, Path       string
+	R                  io.Reader
+	MaxEntry, MaxTotal int64
+	Total              *atomic.Int64
+	n                  int64
+}
+
+// Read implements io.Reader.
+func (f *EntryReader) Read(p []byte) (int, error) {
+	k, err := f.R.Read(p)
+	if k > 0 {
+		f.n += int64(k)
+		total := f.Total.Add(int64(k))
+		switch {
+		case f.n > f.MaxEntry:
+			return 0, ContainerLimitError(f.Format, "max_entry_bytes", f.Path, f.n, f.MaxEntry, "bytes")
+		case total > f.MaxTotal:
+			return 0, ContainerLimitError(f.Format, "max_total_bytes", f.Path, total, f.MaxTotal, "bytes read")
+		}
+	}
+	if err != nil && err != io.EOF {
+		err = &ContainerError{Format: f.Format, Reason: ContainerIO, Path: f.Path, Err: err}
+	}
+	return k, err
+}
+
+// Close implements io.Closer; the reader holds nothing of its own.
+func (f *EntryReader) Close() error { return nil }

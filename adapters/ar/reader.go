@@ -3,7 +3,6 @@ package ar
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -93,21 +92,21 @@ func open(ctx context.Context, req ports.ContainerRequest) (*container, error) {
 			}
 		}
 		if len(decls) >= c.lim.maxEntries {
-			return limitErr("max_entries", "", int64(len(decls)+1), int64(c.lim.maxEntries), "members")
+			return ports.ContainerLimitError(Format, "max_entries", "", int64(len(decls)+1), int64(c.lim.maxEntries), "members")
 		}
 		if len(m.Name) > c.lim.maxPathBytes {
-			return limitErr("max_path_bytes", m.Name, int64(len(m.Name)), int64(c.lim.maxPathBytes), "bytes of name")
+			return ports.ContainerLimitError(Format, "max_path_bytes", m.Name, int64(len(m.Name)), int64(c.lim.maxPathBytes), "bytes of name")
 		}
 		if m.Size > c.lim.maxEntryBytes {
-			return limitErr("max_entry_bytes", m.Name, m.Size, c.lim.maxEntryBytes, "bytes")
+			return ports.ContainerLimitError(Format, "max_entry_bytes", m.Name, m.Size, c.lim.maxEntryBytes, "bytes")
 		}
 		d := declared{name: m.Name, index: len(decls), data: span{m.Off, m.Size}, exec: m.Mode&0o111 != 0, reason: ports.UnsafeName(m.Name)}
 		if d.reason == "" {
 			if total += m.Size; total > c.lim.maxTotalBytes {
-				return limitErr("max_total_bytes", m.Name, total, c.lim.maxTotalBytes, "bytes declared")
+				return ports.ContainerLimitError(Format, "max_total_bytes", m.Name, total, c.lim.maxTotalBytes, "bytes declared")
 			}
 			if depth := strings.Count(m.Name, "/") + 1; depth > c.lim.maxDepth {
-				return limitErr("max_depth", m.Name, int64(depth), int64(c.lim.maxDepth), "levels")
+				return ports.ContainerLimitError(Format, "max_depth", m.Name, int64(depth), int64(c.lim.maxDepth), "levels")
 			}
 		}
 		decls = append(decls, d)
@@ -200,7 +199,7 @@ func (c *container) Open(ctx context.Context, name string) (io.ReadCloser, error
 	if !ok {
 		return nil, &ports.ContainerError{Format: Format, Reason: ports.ContainerFormat, Path: name, Err: errors.New("not a member of the archive")}
 	}
-	return &fileReader{c: c, name: name, r: io.NewSectionReader(c.data, s.off, s.size)}, nil
+	return &ports.EntryReader{Format: Format, Path: name, R: io.NewSectionReader(c.data, s.off, s.size), MaxEntry: c.lim.maxEntryBytes, MaxTotal: c.lim.maxTotalBytes, Total: &c.read}, nil
 }
 
 // Close releases the index's memory; it may be called twice.
@@ -213,42 +212,9 @@ func (c *container) Close() error {
 	return nil
 }
 
-// fileReader counts what it yields against the limits.
-type fileReader struct {
-	c    *container
-	name string
-	r    io.Reader
-	n    int64
-}
-
-func (f *fileReader) Read(p []byte) (int, error) {
-	k, err := f.r.Read(p)
-	if k > 0 {
-		f.n += int64(k)
-		total := f.c.read.Add(int64(k))
-		switch {
-		case f.n > f.c.lim.maxEntryBytes:
-			return 0, limitErr("max_entry_bytes", f.name, f.n, f.c.lim.maxEntryBytes, "bytes")
-		case total > f.c.lim.maxTotalBytes:
-			return 0, limitErr("max_total_bytes", f.name, total, f.c.lim.maxTotalBytes, "bytes read")
-		}
-	}
-	if err != nil && err != io.EOF {
-		err = &ports.ContainerError{Format: Format, Reason: ports.ContainerIO, Path: f.name, Err: err}
-	}
-	return k, err
-}
-
-func (f *fileReader) Close() error { return nil }
-
 func parent(p string) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		return p[:i]
 	}
 	return ""
-}
-
-func limitErr(limit, name string, value, maxv int64, unit string) error {
-	return &ports.ContainerError{Format: Format, Reason: ports.ContainerLimit, Limit: limit, Path: name,
-		Err: fmt.Errorf("%d %s > %d", value, unit, maxv)}
 }

@@ -177,7 +177,7 @@ func (b *boundReader) Read(p []byte) (int, error) {
 	k, err := b.r.Read(p)
 	b.n += int64(k)
 	if b.n > b.max {
-		b.err = limitErr(b.format, "max_compression_ratio", "", b.n, b.max, "bytes decompressed")
+		b.err = ports.ContainerLimitError(b.format, "max_compression_ratio", "", b.n, b.max, "bytes decompressed")
 		return 0, b.err
 	}
 	return k, err
@@ -204,10 +204,10 @@ func (c *container) index(ctx context.Context, tr *stdtar.Reader, seek io.Seeker
 			continue // archive-wide pax records (git archive writes one), not an entry
 		}
 		if len(decls) >= c.lim.maxEntries {
-			return nil, limitErr(c.format, "max_entries", "", int64(len(decls)+1), int64(c.lim.maxEntries), "entries")
+			return nil, ports.ContainerLimitError(c.format, "max_entries", "", int64(len(decls)+1), int64(c.lim.maxEntries), "entries")
 		}
 		if len(h.Name) > c.lim.maxPathBytes {
-			return nil, limitErr(c.format, "max_path_bytes", h.Name, int64(len(h.Name)), int64(c.lim.maxPathBytes), "bytes of name")
+			return nil, ports.ContainerLimitError(c.format, "max_path_bytes", h.Name, int64(len(h.Name)), int64(c.lim.maxPathBytes), "bytes of name")
 		}
 		d := declared{name: h.Name, index: i, kind: ports.EntryFile}
 		var dir bool
@@ -224,13 +224,13 @@ func (c *container) index(ctx context.Context, tr *stdtar.Reader, seek io.Seeker
 				break
 			}
 			if h.Size > c.lim.maxEntryBytes {
-				return nil, limitErr(c.format, "max_entry_bytes", h.Name, h.Size, c.lim.maxEntryBytes, "bytes")
+				return nil, ports.ContainerLimitError(c.format, "max_entry_bytes", h.Name, h.Size, c.lim.maxEntryBytes, "bytes")
 			}
 			if d.reason != "" {
 				break // its bytes are skipped, not kept
 			}
 			if total += h.Size; total > c.lim.maxTotalBytes {
-				return nil, limitErr(c.format, "max_total_bytes", h.Name, total, c.lim.maxTotalBytes, "bytes declared")
+				return nil, ports.ContainerLimitError(c.format, "max_total_bytes", h.Name, total, c.lim.maxTotalBytes, "bytes declared")
 			}
 			if seek != nil {
 				off, err := seek.Seek(0, io.SeekCurrent)
@@ -270,10 +270,10 @@ func (c *container) index(ctx context.Context, tr *stdtar.Reader, seek io.Seeker
 			d.reason = "empty" // "name/" declared as something other than a directory
 		}
 		if len(d.link) > c.lim.maxPathBytes {
-			return nil, limitErr(c.format, "max_path_bytes", h.Name, int64(len(d.link)), int64(c.lim.maxPathBytes), "bytes of link target")
+			return nil, ports.ContainerLimitError(c.format, "max_path_bytes", h.Name, int64(len(d.link)), int64(c.lim.maxPathBytes), "bytes of link target")
 		}
 		if d.reason == "" && strings.Count(d.path, "/")+1 > c.lim.maxDepth {
-			return nil, limitErr(c.format, "max_depth", h.Name, int64(strings.Count(d.path, "/")+1), int64(c.lim.maxDepth), "levels")
+			return nil, ports.ContainerLimitError(c.format, "max_depth", h.Name, int64(strings.Count(d.path, "/")+1), int64(c.lim.maxDepth), "levels")
 		}
 		decls = append(decls, d)
 	}
@@ -359,7 +359,7 @@ func (c *container) resolve(decls []declared) error {
 		case ports.EntryFile:
 			e.Size, e.Executable = d.data.size, d.exec
 			if total += d.data.size; total > c.lim.maxTotalBytes {
-				return limitErr(c.format, "max_total_bytes", d.name, total, c.lim.maxTotalBytes, "bytes declared")
+				return ports.ContainerLimitError(c.format, "max_total_bytes", d.name, total, c.lim.maxTotalBytes, "bytes declared")
 			}
 			if c.spool == nil {
 				e.Offset, e.Length = d.data.off, d.data.size
@@ -391,7 +391,7 @@ func (c *container) Open(ctx context.Context, name string) (io.ReadCloser, error
 	if !ok {
 		return nil, c.formatErr(name, errors.New("not a file in the archive"))
 	}
-	return &fileReader{c: c, name: name, r: io.NewSectionReader(c.data, s.off, s.size)}, nil
+	return &ports.EntryReader{Format: c.format, Path: name, R: io.NewSectionReader(c.data, s.off, s.size), MaxEntry: c.lim.maxEntryBytes, MaxTotal: c.lim.maxTotalBytes, Total: &c.read}, nil
 }
 
 // Close releases the spool and the index's memory; it may be called twice.
@@ -410,34 +410,6 @@ func (c *container) Close() error {
 	})
 	return err
 }
-
-// fileReader counts what it yields against the limits.
-type fileReader struct {
-	c    *container
-	name string
-	r    io.Reader
-	n    int64
-}
-
-func (f *fileReader) Read(p []byte) (int, error) {
-	k, err := f.r.Read(p)
-	if k > 0 {
-		f.n += int64(k)
-		total := f.c.read.Add(int64(k))
-		switch {
-		case f.n > f.c.lim.maxEntryBytes:
-			return 0, limitErr(f.c.format, "max_entry_bytes", f.name, f.n, f.c.lim.maxEntryBytes, "bytes")
-		case total > f.c.lim.maxTotalBytes:
-			return 0, limitErr(f.c.format, "max_total_bytes", f.name, total, f.c.lim.maxTotalBytes, "bytes read")
-		}
-	}
-	if err != nil && err != io.EOF {
-		err = &ports.ContainerError{Format: f.c.format, Reason: ports.ContainerIO, Path: f.name, Err: err}
-	}
-	return k, err
-}
-
-func (f *fileReader) Close() error { return nil }
 
 // ratioBound is the most bytes a compressed archive of size bytes may
 // decompress to.
@@ -471,9 +443,4 @@ func parent(p string) string {
 
 func (c *container) formatErr(name string, err error) error {
 	return &ports.ContainerError{Format: c.format, Reason: ports.ContainerFormat, Path: name, Err: err}
-}
-
-func limitErr(format, limit, name string, value, maxv int64, unit string) error {
-	return &ports.ContainerError{Format: format, Reason: ports.ContainerLimit, Limit: limit, Path: name,
-		Err: fmt.Errorf("%d %s > %d", value, unit, maxv)}
 }
